@@ -1,0 +1,224 @@
+"""The reference session consumer with one known bug put back, one class per bug.
+
+Each bug is one the seeds describe; the self-tests prove that some scenario catches every one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.adapters.session.reference import ReferenceSessionConsumer, _Message, _Session, _Stream
+from harness.model import session as ev
+from harness.model.history import ToolUseBlock
+from harness.model.observation import AttachedCall, MessageUpdate
+
+#: name -> (class, one-sentence bug)
+SESSION_MUTANTS: dict[str, tuple[type[ReferenceSessionConsumer], str]] = {}
+
+
+def mutant(name: str, bug: str) -> Any:
+    def register(cls: type[ReferenceSessionConsumer]) -> type[ReferenceSessionConsumer]:
+        SESSION_MUTANTS[name] = (cls, bug)
+        return cls
+
+    return register
+
+
+@mutant("keyed-by-tool-id", "Tool notifications are keyed by tool call id only, so the same id in a sub-session overwrites the parent's.")
+class KeyedByToolId(ReferenceSessionConsumer):
+    def note_key(self, session_id: str, call_id: str) -> tuple[str, str]:
+        return ("", call_id)
+
+
+@mutant("single-active-tool", "Assumes tool events arrive in sequence: a completion removes the most recently selected tool's notification.")
+class SingleActiveTool(ReferenceSessionConsumer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.current: tuple[str, str] | None = None
+
+    def on_tool_select(self, event: ev.ToolSelect) -> None:
+        super().on_tool_select(event)
+        self.current = (event.session_id, event.calls[-1].id)
+
+    def on_tool_completed(self, event: ev.ToolCompleted) -> None:
+        kept = dict(self.notes)
+        super().on_tool_completed(event)
+        self.notes = kept
+        if self.current is not None:
+            self.notes.pop(self.current, None)
+
+
+@mutant("no-cleanup-interaction-end", "Notifications still active when an interaction ends are never cleared.")
+class NoCleanupAtInteractionEnd(ReferenceSessionConsumer):
+    def on_interaction_end(self, event: ev.InteractionEnd) -> None:
+        self.new_interaction(self.session(event))
+
+
+@mutant("no-cleanup-user-turn", "The user's turn starting does not clear leftover notifications.")
+class NoCleanupAtUserTurn(ReferenceSessionConsumer):
+    def on_user_turn_start(self, event: ev.UserTurnStart) -> None:
+        pass
+
+
+@mutant("safety-net-completes-orphans", "The safety net at interaction end turns tools that never completed into completed calls on the last message.")
+class SafetyNetCompletesOrphans(ReferenceSessionConsumer):
+    def on_interaction_end(self, event: ev.InteractionEnd) -> None:
+        session = self.session(event)
+        orphans = [n for n in self.notes.values() if n.session_id == event.session_id]
+        if session.host is not None:
+            for note in orphans:
+                session.host.calls.append(AttachedCall(note.tool_call_id, note.tool_name, {}, ""))
+        super().on_interaction_end(event)
+
+
+@mutant("attach-at-next-message", "Completed tool calls are attached when the next message is finalized, so they land on the message after the one that made them.")
+class AttachAtNextMessage(ReferenceSessionConsumer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.completed: list[AttachedCall] = []
+
+    def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
+        self.completed.extend(calls)
+
+    def on_message_start(self, event: ev.MessageStart) -> None:
+        super().on_message_start(event)
+        self.session(event).by_id[event.message_id].calls.extend(self.completed)
+        self.completed.clear()
+
+
+@mutant("completed-never-cleared", "The list of completed tool calls is never cleared, so every later message inherits the earlier calls.")
+class CompletedNeverCleared(ReferenceSessionConsumer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.completed: dict[str, list[AttachedCall]] = {}
+
+    def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
+        super().attach(session_id, session, calls)
+        self.completed.setdefault(session_id, []).extend(calls)
+
+    def on_message_start(self, event: ev.MessageStart) -> None:
+        super().on_message_start(event)
+        earlier = self.completed.get(event.session_id, [])
+        message = self.session(event).by_id[event.message_id]
+        message.calls.extend(c for c in earlier if c not in message.calls)
+
+
+@mutant("no-message-updated", "Tool calls are attached to the earlier message without emitting a message-updated notice, so the UI never refreshes it.")
+class NoMessageUpdated(ReferenceSessionConsumer):
+    def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
+        before = len(self.updates)
+        super().attach(session_id, session, calls)
+        del self.updates[before:]
+
+
+@mutant("thoughts-not-hosts", "Only assistant messages receive tool calls; calls made after a thought land elsewhere.")
+class ThoughtsNotHosts(ReferenceSessionConsumer):
+    def can_host(self, message: _Message) -> bool:
+        return message.role == "assistant"
+
+
+@mutant("attach-across-sessions", "The search for the previous message ignores the session, so a sub-session's tool calls attach to the parent's message.")
+class AttachAcrossSessions(ReferenceSessionConsumer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.latest: _Message | None = None
+
+    def on_message_start(self, event: ev.MessageStart) -> None:
+        super().on_message_start(event)
+        self.latest = self.session(event).by_id[event.message_id]
+
+    def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
+        if session.host is None or self.latest is None:
+            super().attach(session_id, session, calls)
+            return
+        self.latest.calls.extend(calls)
+        self.updates.append(MessageUpdate(session_id, self.latest.message_id))
+
+
+@mutant("shared-forward-buffer", "Tool calls held for the next message are buffered globally, not per session, so a sub-session's calls attach to the parent's next message.")
+class SharedForwardBuffer(ReferenceSessionConsumer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.shared: list[AttachedCall] = []
+
+    def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
+        if session.host is not None:
+            super().attach(session_id, session, calls)
+        else:
+            self.shared.extend(calls)
+
+    def on_message_start(self, event: ev.MessageStart) -> None:
+        super().on_message_start(event)
+        self.session(event).by_id[event.message_id].calls.extend(self.shared)
+        self.shared.clear()
+
+
+@mutant("duplicate-completion-attached", "A repeated tool completion event is attached a second time.")
+class DuplicateCompletionAttached(ReferenceSessionConsumer):
+    def on_tool_completed(self, event: ev.ToolCompleted) -> None:
+        self.session(event).attached.clear()
+        super().on_tool_completed(event)
+
+
+@mutant("subsession-into-parent", "Events are routed by the user's main session instead of their own session id, so sub-session messages land in the parent's transcript.")
+class SubsessionIntoParent(ReferenceSessionConsumer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parents: dict[str, str] = {}
+
+    def session(self, event: ev.SessionEvent) -> _Session:
+        if event.parent_session_id is not None:
+            self.parents[event.session_id] = event.parent_session_id
+        root = event.session_id
+        while root in self.parents:
+            root = self.parents[root]
+        session = self.sessions.get(root)
+        if session is None:
+            session = self.sessions[root] = _Session()
+        return session
+
+
+@mutant("resume-skips-tool-calls", "Resuming a session skips regular tool calls ('skip for now'), so they vanish from the rebuilt transcript.")
+class ResumeSkipsToolCalls(ReferenceSessionConsumer):
+    def resumable(self, event: ev.Resume) -> tuple[Any, ...]:
+        return tuple(
+            type(m)(m.role, tuple(b for b in m.blocks if not isinstance(b, ToolUseBlock)))
+            for m in event.history
+        )
+
+
+@mutant("stream-parts-replaced", "Each streamed tool result part replaces the content instead of being appended to it.")
+class StreamPartsReplaced(ReferenceSessionConsumer):
+    def on_tool_stream(self, event: ev.ToolStreamPart) -> None:
+        super().on_tool_stream(event)
+        stream = self.session(event).streams[event.call_id]
+        if event.stream_part is not None:
+            stream.parts[:] = [event.stream_part]
+
+
+@mutant("summary-kept-first", "The first summary of a streamed tool result is kept; later summaries are ignored.")
+class SummaryKeptFirst(ReferenceSessionConsumer):
+    def on_tool_stream(self, event: ev.ToolStreamPart) -> None:
+        stream = self.session(event).streams.get(event.call_id)
+        first = stream.summary if stream is not None else ""
+        super().on_tool_stream(event)
+        if first:
+            self.session(event).streams[event.call_id].summary = first
+
+
+@mutant("delegation-split-entries", "A delegation's result is tracked as a new entry instead of updating its call's entry.")
+class DelegationSplitEntries(ReferenceSessionConsumer):
+    def on_tool_stream(self, event: ev.ToolStreamPart) -> None:
+        if event.event_type != "delegation_result":
+            super().on_tool_stream(event)
+            return
+        streams = self.session(event).streams
+        key = f"{event.call_id}#result"
+        stream = streams.get(key)
+        if stream is None:
+            stream = streams[key] = _Stream(event.call_id, event.event_type, event.tool_name)
+        stream.tool_response = event.tool_response or stream.tool_response
+        stream.summary = event.summary or stream.summary
+        if event.stream_part is not None:
+            stream.parts.append(event.stream_part)
+        stream.is_complete = event.is_complete

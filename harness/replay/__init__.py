@@ -1,0 +1,71 @@
+"""Replay scenarios against adapters."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from harness.adapters.protocol import adapter_layers
+from harness.adapters.registry import AdapterInfo, resolve_adapter
+from harness.replay._watchdog import Hung, Progress, run_guarded
+from harness.replay.result import ScenarioResult
+from harness.replay.session import AdapterFailure, SessionReplay
+from harness.rules.registry import rules_for
+from harness.scenario.loader import Scenario
+
+#: Seconds one adapter call may take before the replay is abandoned as hung.
+DEFAULT_TIMEOUT = 10.0
+
+
+def replay(
+    scenario: Scenario,
+    adapter: str | AdapterInfo,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    only_rules: Iterable[str] = (),
+    skip_rules: Iterable[str] = (),
+) -> ScenarioResult:
+    """Replay one scenario against a fresh adapter and check every enabled rule.
+
+    >>> result = replay(load_scenario("scenarios/session/tool-first-turn.yaml"), "session-reference")
+    >>> result.status
+    'pass'
+    """
+    info = resolve_adapter(adapter) if isinstance(adapter, str) else adapter
+    rules = rules_for(
+        scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
+    )
+    run = SessionReplay(scenario, rules)
+    started = time.perf_counter()
+
+    def body(progress: Progress) -> str | None:
+        progress.calls += 1
+        try:
+            instance = info.factory()
+        except Exception as exc:
+            raise AdapterFailure(-1, f"creating the adapter raised {type(exc).__name__}: {exc}") from exc
+        layers = adapter_layers(instance)
+        if scenario.layer not in layers:
+            offered = ", ".join(layers) or "none"
+            return f"needs the {scenario.layer} layer; the adapter implements: {offered}"
+        run.run(instance, progress)
+        return None
+
+    def result(status: str, **extra: object) -> ScenarioResult:
+        return ScenarioResult(
+            scenario, info.name, status, run.violations,  # type: ignore[arg-type]
+            seconds=time.perf_counter() - started, **extra,  # type: ignore[arg-type]
+        )
+
+    try:
+        skip_reason = run_guarded(body, limit=timeout)
+    except Hung as exc:
+        return result("error", error=str(exc))
+    except AdapterFailure as exc:
+        return result("error", error=str(exc))
+    if skip_reason is not None:
+        return result("skip", skip_reason=skip_reason)
+    return result("fail" if run.violations else "pass")
+
+
+__all__ = ["DEFAULT_TIMEOUT", "ScenarioResult", "replay"]

@@ -1,0 +1,76 @@
+"""Run a replay in a worker thread and notice when the adapter stops making progress.
+
+A per-call ``wait_for`` would cost more than the adapter's own work on 100,000-event traces, so
+the replay loop only records the event index before each ``feed`` (and bumps ``calls`` before any
+other adapter call), and the watchdog, in the calling thread, checks that one of them moves at
+least once per time limit. A hung worker cannot
+be killed; it is a daemon thread and is abandoned (an async body cancels its task first).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Progress:
+    index: int = -1
+    calls: int = 0
+    #: the adapter method being called, for the message when it hangs
+    phase: str = "creating the adapter"
+    on_hang: Callable[[], None] | None = None
+
+    def describe(self) -> str:
+        if self.phase == "feed":
+            return f"feed() was handling event {self.index}"
+        where = f" after event {self.index}" if self.index >= 0 else ""
+        return f"{self.phase}{where}"
+
+
+class Hung(Exception):
+    def __init__(self, progress: Progress, seconds: float) -> None:
+        super().__init__(
+            f"the adapter did not return within {seconds:g}s: {progress.describe()}"
+        )
+        self.index = progress.index
+
+
+def run_guarded(body: Callable[[Progress], Any], *, limit: float) -> Any:
+    """Run ``body(progress)`` in a worker thread and return its value.
+
+    Raises ``Hung`` if the body's progress stalls for more than ``limit`` seconds (calling
+    ``progress.on_hang`` first, so an async body can cancel its task); re-raises what the body
+    raised.
+    """
+    progress = Progress()
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = body(progress)
+        except BaseException as exc:  # handed to the calling thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name="harness-replay", daemon=True)
+    worker.start()
+    poll = min(0.05, limit / 4)
+    last, since = (-2, -1), time.monotonic()
+    while True:
+        worker.join(poll)
+        if not worker.is_alive():
+            break
+        now = time.monotonic()
+        state = (progress.index, progress.calls)
+        if state != last:
+            last, since = state, now
+        elif now - since > limit:
+            if progress.on_hang is not None:
+                progress.on_hang()
+            raise Hung(progress, limit)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")

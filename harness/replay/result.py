@@ -1,0 +1,51 @@
+"""The outcome of replaying one scenario against one adapter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from harness.rules.registry import Violation
+from harness.scenario.loader import Scenario
+
+Status = Literal["pass", "fail", "skip", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioResult:
+    scenario: Scenario
+    adapter: str
+    status: Status
+    violations: tuple[Violation, ...] = ()
+    error: str | None = None
+    skip_reason: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def rules_broken(self) -> tuple[str, ...]:
+        return tuple(sorted({v.rule for v in self.violations}))
+
+    def line_of(self, violation: Violation) -> int:
+        return self.scenario.event_line(violation.event_index)
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "scenario": self.scenario.id,
+            "adapter": self.adapter,
+            "status": self.status,
+            "violations": [
+                {
+                    "rule": v.rule,
+                    "event_index": v.event_index,
+                    "line": self.line_of(v),
+                    "message": v.message,
+                }
+                for v in self.violations
+            ],
+            "file": self.scenario.path,
+        }
+        if self.error is not None:
+            data["error"] = self.error
+        if self.skip_reason is not None:
+            data["skip_reason"] = self.skip_reason
+        return data

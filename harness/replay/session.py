@@ -1,0 +1,232 @@
+"""Replay a session-layer scenario through a push-style adapter and check the rules.
+
+Checkpoints (where the adapter is observed): after every user turn start, after every interaction
+end (of a sub-session: notifications only, to keep long bursts linear), after every resume, at
+every ``checkpoint`` step of the scenario, and at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from harness.model import session as ev
+from harness.model.observation import (
+    MalformedObservation,
+    Notification,
+    Transcript,
+    coerce_notifications,
+    coerce_transcript,
+)
+from harness.replay._watchdog import Progress
+from harness.rules.registry import Rule, Violation
+from harness.rules.session import Checkpoint, SessionCheck
+from harness.rules.session_ledger import SessionLedger
+from harness.scenario.loader import Expectation, Scenario
+
+
+class AdapterFailure(Exception):
+    """The adapter raised or returned garbage; carries the event index for the report."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[Checkpoint]:
+    subsessions = {e.session_id for e in trace if e.parent_session_id is not None}
+    plan: list[Checkpoint] = []
+    for i, event in enumerate(trace):
+        kind = type(event)
+        if kind is ev.UserTurnStart:
+            plan.append(Checkpoint(i, "user turn start", True))
+        elif kind is ev.InteractionEnd:
+            full = event.session_id not in subsessions
+            plan.append(Checkpoint(i, f"interaction end of {event.session_id}", full))
+        elif kind is ev.Resume:
+            plan.append(Checkpoint(i, f"resume of {event.session_id}", True, resumed_session=event.session_id))
+        elif kind is ev.Checkpoint:
+            plan.append(Checkpoint(i, f"checkpoint {event.name}", True))  # type: ignore[attr-defined]
+    last = len(trace) - 1
+    if plan and plan[-1].index == last:
+        plan[-1] = Checkpoint(last, plan[-1].reason, True, True, plan[-1].resumed_session)
+    else:
+        plan.append(Checkpoint(last, "end of trace", True, True))
+    return plan
+
+
+class SessionReplay:
+    """One replay: owns the ledger and the violations found so far."""
+
+    def __init__(self, scenario: Scenario, rules: Sequence[Rule]) -> None:
+        self.scenario = scenario
+        self.trace = scenario.trace
+        self.rules = list(rules)
+        self.light_rules = [r for r in self.rules if r.needs == "notifications"]
+        self.ledger = SessionLedger()
+        self.advanced = 0  # the ledger has seen trace[:advanced]
+        self.found: dict[tuple[str, int, str], Violation] = {}
+        self.checkpoint_names = {
+            i: e.name for i, e in enumerate(self.trace) if isinstance(e, ev.Checkpoint)
+        }
+
+    @property
+    def violations(self) -> tuple[Violation, ...]:
+        return tuple(sorted(self.found.values(), key=lambda v: (v.event_index, v.rule)))
+
+    def segments(self) -> Iterator[tuple[int, int, Checkpoint]]:
+        """(start, stop, checkpoint): feed trace[start:stop], then observe."""
+        start = 0
+        for checkpoint in plan_checkpoints(self.trace):
+            stop = checkpoint.index + 1
+            if isinstance(self.trace[checkpoint.index], ev.Checkpoint):  # not delivered
+                yield start, checkpoint.index, checkpoint
+            else:
+                yield start, stop, checkpoint
+            start = stop
+
+    # -- running -----------------------------------------------------------------------------
+
+    def run(self, adapter: Any, progress: Progress) -> None:
+        if inspect.iscoroutinefunction(getattr(adapter, "feed", None)):
+            self._run_async(adapter, progress)
+            return
+        trace = self.trace
+        feed = adapter.feed
+        for start, stop, checkpoint in self.segments():
+            progress.phase = "feed"
+            try:
+                for i in range(start, stop):
+                    progress.index = i
+                    feed(trace[i])
+            except Exception as exc:
+                raise self._raised(exc, "feed()", progress.index) from exc
+            notes = self._observe_notifications(adapter.notifications, checkpoint, progress)
+            transcript = (
+                self._observe_transcript(adapter.transcript, checkpoint, progress)
+                if checkpoint.full else None
+            )
+            self.check(checkpoint, notes, transcript)
+
+    def _run_async(self, adapter: Any, progress: Progress) -> None:
+        loop = asyncio.new_event_loop()
+
+        async def body() -> None:
+            trace = self.trace
+            feed = adapter.feed
+            for start, stop, checkpoint in self.segments():
+                progress.phase = "feed"
+                try:
+                    for i in range(start, stop):
+                        progress.index = i
+                        await feed(trace[i])
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    raise self._raised(exc, "feed()", progress.index) from exc
+                notes = await self._observe_async(adapter.notifications, "notifications()", checkpoint, progress)
+                transcript = (
+                    await self._observe_async(adapter.transcript, "transcript()", checkpoint, progress)
+                    if checkpoint.full else None
+                )
+                self.check(
+                    checkpoint,
+                    self._coerce(coerce_notifications, notes, checkpoint),
+                    self._coerce(coerce_transcript, transcript, checkpoint) if checkpoint.full else None,
+                )
+
+        task = loop.create_task(body())
+        progress.on_hang = lambda: loop.call_soon_threadsafe(task.cancel)
+        try:
+            loop.run_until_complete(task)
+        finally:
+            loop.close()
+
+    def _raised(self, exc: BaseException, what: str, index: int) -> AdapterFailure:
+        event = self.trace[index] if 0 <= index < len(self.trace) else None
+        where = f" on event {index} ({event.kind}, line {event.line})" if event else ""
+        return AdapterFailure(index, f"the adapter's {what} raised {type(exc).__name__}: {exc}{where}")
+
+    def _call(self, method: Any, what: str, checkpoint: Checkpoint, progress: Progress) -> Any:
+        progress.phase, progress.calls = what, progress.calls + 1
+        try:
+            return method()
+        except Exception as exc:
+            raise self._raised(exc, what, checkpoint.index) from exc
+
+    async def _observe_async(self, method: Any, what: str, checkpoint: Checkpoint, progress: Progress) -> Any:
+        value = self._call(method, what, checkpoint, progress)
+        if inspect.isawaitable(value):
+            try:
+                value = await value
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                raise self._raised(exc, what, checkpoint.index) from exc
+        return value
+
+    def _coerce(self, coerce: Any, value: Any, checkpoint: Checkpoint) -> Any:
+        try:
+            return coerce(value)
+        except MalformedObservation as exc:
+            raise AdapterFailure(
+                checkpoint.index,
+                f"the adapter returned a malformed observation at the checkpoint after event "
+                f"{checkpoint.index} ({checkpoint.reason}): {exc}",
+            ) from None
+
+    def _observe_notifications(self, method: Any, checkpoint: Checkpoint, progress: Progress) -> tuple[Notification, ...]:
+        value = self._call(method, "notifications()", checkpoint, progress)
+        return self._coerce(coerce_notifications, value, checkpoint)  # type: ignore[no-any-return]
+
+    def _observe_transcript(self, method: Any, checkpoint: Checkpoint, progress: Progress) -> Transcript:
+        value = self._call(method, "transcript()", checkpoint, progress)
+        return self._coerce(coerce_transcript, value, checkpoint)  # type: ignore[no-any-return]
+
+    # -- checking ----------------------------------------------------------------------------
+
+    def check(self, checkpoint: Checkpoint, notes: tuple[Notification, ...], transcript: Transcript | None) -> None:
+        ledger = self.ledger
+        ledger.advance(self.trace, self.advanced, checkpoint.index + 1)
+        self.advanced = checkpoint.index + 1
+        context = SessionCheck(ledger, self.trace, checkpoint, notes, transcript)
+        for rule in self.rules if checkpoint.full else self.light_rules:
+            for violation in rule.check(context):
+                self.found.setdefault((violation.rule, violation.event_index, violation.message), violation)
+        name = "end" if checkpoint.final else None
+        names = {name, self.checkpoint_names.get(checkpoint.index)}
+        for expectation in self.scenario.expectations:
+            if expectation.at in names and transcript is not None:
+                for violation in pinned(expectation, checkpoint, notes, transcript):
+                    self.found.setdefault((violation.rule, violation.event_index, violation.message), violation)
+
+
+def pinned(expectation: Expectation, checkpoint: Checkpoint, notes: tuple[Notification, ...], transcript: Transcript) -> Iterator[Violation]:
+    """Compare what the scenario pinned with what the adapter shows."""
+    where = f"at {expectation.at!r} (expectation on line {expectation.line})"
+    if expectation.notifications is not None:
+        shown = sorted((n.session_id, n.tool_call_id, n.status) for n in notes)
+        wanted = sorted(expectation.notifications)
+        if shown != wanted:
+            yield Violation("expectation", checkpoint.index, f"notifications {where} are {shown}; expected {wanted}")
+    for session_id, messages in expectation.messages.items():
+        view = transcript.sessions.get(session_id)
+        actual = view.messages if view else ()
+        if len(actual) != len(messages):
+            yield Violation(
+                "expectation", checkpoint.index,
+                f"session {session_id!r} {where} has {len(actual)} messages; expected {len(messages)}",
+            )
+            continue
+        for i, (want, got) in enumerate(zip(messages, actual, strict=True)):
+            calls = tuple(c.id for c in got.tool_calls)
+            if want.role != got.role or (want.text is not None and want.text != got.text) or (
+                want.tool_calls is not None and tuple(want.tool_calls) != calls
+            ):
+                yield Violation(
+                    "expectation", checkpoint.index,
+                    f"message {i} of session {session_id!r} {where} is {got.role} {got.text!r} with "
+                    f"tool calls {list(calls)}; expected {want.role} {want.text!r} with {list(want.tool_calls or ())}",
+                )

@@ -1,0 +1,154 @@
+"""Deterministic generators that keep large traces short to write.
+
+Each generator is a pure function of its arguments and a ``random.Random`` seeded by the
+scenario, so the same scenario always expands to the same trace on every machine and worker.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+
+from harness.model import session as ev
+
+#: No scenario may expand to more events than this; asking for more is an input error.
+MAX_EVENTS = 1_000_000
+
+_WORDS = (
+    "checking the workspace for the config file then reading the test output and "
+    "summarising what changed in the build before running the delegated task again"
+).split()
+_TOOLS = ("workspace_read", "workspace_grep", "bash_command", "fetch_file", "web_search")
+
+
+def split_text(text: str, chunks: int | None) -> list[str]:
+    """Split text into ``chunks`` contiguous pieces (default: about three words a piece)."""
+    if not text:
+        return []
+    if chunks is None:
+        words = text.split(" ")
+        pieces = [" ".join(words[i : i + 3]) for i in range(0, len(words), 3)]
+        return [p + " " for p in pieces[:-1]] + [pieces[-1]]
+    chunks = max(1, min(chunks, len(text)))
+    size, extra = divmod(len(text), chunks)
+    out, start = [], 0
+    for i in range(chunks):
+        end = start + size + (1 if i < extra else 0)
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def message_events(
+    session_id: str,
+    parent: str | None,
+    message_id: str,
+    role: ev.MessageRole,
+    text: str,
+    chunks: int | None,
+    line: int,
+) -> list[ev.SessionEvent]:
+    out: list[ev.SessionEvent] = [
+        ev.MessageStart(
+            session_id=session_id, parent_session_id=parent, message_id=message_id, role=role,
+            line=line,
+        )
+    ]
+    out.extend(
+        ev.MessageDelta(
+            session_id=session_id, parent_session_id=parent, message_id=message_id, text=piece,
+            line=line,
+        )
+        for piece in split_text(text, chunks)
+    )
+    out.append(
+        ev.MessageEnd(session_id=session_id, parent_session_id=parent, message_id=message_id, line=line)
+    )
+    return out
+
+
+class _Burst:
+    """Builds one sub-session's events: messages, tool calls, system notes, media, nesting."""
+
+    def __init__(self, rng: random.Random, line: int, reuse_ids: tuple[str, ...]) -> None:
+        self.rng = rng
+        self.line = line
+        self.reuse_ids = list(reuse_ids)
+        self.tool_count = 0
+
+    def tool_id(self) -> str:
+        if self.reuse_ids:
+            return self.reuse_ids.pop(0)
+        self.tool_count += 1
+        return f"toolu_{self.rng.getrandbits(48):012x}"
+
+    def text(self, words: int) -> str:
+        return " ".join(self.rng.choice(_WORDS) for _ in range(words))
+
+    def session(self, session_id: str, parent: str, budget: int, depth: int) -> Iterator[ev.SessionEvent]:
+        """Exactly ``budget`` events (at least 4) for one sub-session and its nested ones."""
+        line, rng = self.line, self.rng
+        kw = {"session_id": session_id, "parent_session_id": parent, "line": line}
+        yield ev.SubsessionStart(**kw)
+        yield ev.InteractionStart(interaction_id=f"{session_id}-i1", **kw)
+        remaining = budget - 4
+        open_calls: list[ev.ToolCall] = []
+        messages = nested = 0
+        while remaining > 0:
+            roll = rng.random()
+            if open_calls and (roll < 0.25 or remaining <= len(open_calls) + 1):
+                call = open_calls.pop(0)
+                yield ev.ToolCompleted(
+                    calls=(call,),
+                    results=(ev.ToolResult(call.id, f"{call.name} output: {self.text(4)}"),),
+                    **kw,
+                )
+                remaining -= 1
+            elif roll < 0.55 and remaining >= 3:
+                messages += 1
+                deltas = min(remaining - 2, rng.randint(1, 8))
+                role: ev.MessageRole = "thought" if rng.random() < 0.3 else "assistant"
+                message_id = f"{session_id}-m{messages}"
+                yield ev.MessageStart(message_id=message_id, role=role, **kw)
+                for _ in range(deltas):
+                    yield ev.MessageDelta(message_id=message_id, text=self.text(3) + " ", **kw)
+                yield ev.MessageEnd(message_id=message_id, **kw)
+                remaining -= deltas + 2
+            elif roll < 0.75 and remaining >= 3 + len(open_calls):
+                name = rng.choice(_TOOLS)
+                args = json.dumps({"path": f"src/{self.text(1)}.py"})
+                call = ev.ToolCall(self.tool_id(), name, args)
+                yield ev.ToolSelect(calls=(ev.ToolCall(call.id, name, ""),), **kw)
+                yield ev.ToolExecuting(calls=(call,), **kw)
+                open_calls.append(call)
+                remaining -= 2
+            elif depth > 1 and roll < 0.80 and remaining >= 40:
+                nested += 1
+                size = rng.randint(20, max(20, remaining // 3))
+                yield from self.session(f"{session_id}/sub-{nested}", session_id, size, depth - 1)
+                remaining -= size
+            elif roll < 0.90:
+                yield ev.SystemMessage(severity="info", text=self.text(5), **kw)
+                remaining -= 1
+            else:
+                yield ev.Media(content_type="text/html", content=f"<p>{self.text(3)}</p>", **kw)
+                remaining -= 1
+        for call in open_calls:  # only reached when the budget ran out exactly
+            yield ev.ToolCompleted(calls=(call,), results=(ev.ToolResult(call.id, "ok"),), **kw)
+        yield ev.InteractionEnd(interaction_id=f"{session_id}-i1", **kw)
+        yield ev.SubsessionEnd(**kw)
+
+
+def burst_events(
+    session_id: str,
+    parent: str,
+    events: int,
+    seed: int,
+    depth: int,
+    reuse_ids: tuple[str, ...],
+    line: int,
+) -> list[ev.SessionEvent]:
+    """A sub-session of about ``events`` realistic events, the same for the same seed."""
+    builder = _Burst(random.Random(seed), line, reuse_ids)
+    return list(builder.session(session_id, parent, max(events, 4), depth))

@@ -134,6 +134,13 @@ def normalize_input(value: Any) -> Any:
 
 
 def coerce_notifications(value: Any) -> tuple[Notification, ...]:
+    if isinstance(value, (list, tuple)) and all(type(n) is Notification for n in value):
+        for i, note in enumerate(value):
+            if note.status not in _STATUSES:
+                raise MalformedObservation(
+                    f"notifications[{i}].status is {note.status!r}, expected one of {list(_STATUSES)}"
+                )
+        return tuple(value)
     out = []
     for i, item in enumerate(_as_list(value, "notifications")):
         path = f"notifications[{i}]"
@@ -187,7 +194,28 @@ def _coerce_stream(item: Any, path: str) -> ToolStream:
     )
 
 
+def _check_typed(transcript: Transcript) -> bool:
+    """Our own classes, as the bundled consumers return them: only the values need checking."""
+    for view in transcript.sessions.values():
+        if type(view) is not SessionView:
+            return False
+        for message in view.messages:
+            if type(message) is not Message or message.role not in _ROLES:
+                return False
+            if type(message.text) is not str:
+                return False
+            for call in message.tool_calls:
+                if type(call) is not AttachedCall:
+                    return False
+        for stream in view.tool_streams:
+            if type(stream) is not ToolStream:
+                return False
+    return all(type(u) is MessageUpdate for u in transcript.updates)
+
+
 def coerce_transcript(value: Any) -> Transcript:
+    if type(value) is Transcript and _check_typed(value):
+        return value
     data = _as_mapping(value, "transcript")
     sessions_in = _as_mapping(data.get("sessions", {}), "transcript.sessions")
     sessions: dict[str, SessionView] = {}

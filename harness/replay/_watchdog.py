@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass
+@dataclass(slots=True)
 class Progress:
     index: int = -1
     calls: int = 0

@@ -1,15 +1,19 @@
 """Replay a session-layer scenario through a push-style adapter and check the rules.
 
-Checkpoints (where the adapter is observed): after every user turn start, after every interaction
-end (of a sub-session: notifications only, to keep long bursts linear), after every resume, at
-every ``checkpoint`` step of the scenario, and at the end.
+Checkpoints (where the adapter is observed): its notifications after every user turn start and
+every interaction end; its notifications and whole transcript after every resume, at every
+``checkpoint`` step of the scenario, and at the end. Reading the transcript costs as much as the
+transcript is long, so it is not read at every interaction end of a 100,000-event trace.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
+import weakref
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from harness.model import session as ev
@@ -36,15 +40,13 @@ class AdapterFailure(Exception):
 
 
 def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[Checkpoint]:
-    subsessions = {e.session_id for e in trace if e.parent_session_id is not None}
     plan: list[Checkpoint] = []
     for i, event in enumerate(trace):
         kind = type(event)
         if kind is ev.UserTurnStart:
-            plan.append(Checkpoint(i, "user turn start", True))
+            plan.append(Checkpoint(i, "user turn start", False))
         elif kind is ev.InteractionEnd:
-            full = event.session_id not in subsessions
-            plan.append(Checkpoint(i, f"interaction end of {event.session_id}", full))
+            plan.append(Checkpoint(i, f"interaction end of {event.session_id}", False))
         elif kind is ev.Resume:
             plan.append(Checkpoint(i, f"resume of {event.session_id}", True, resumed_session=event.session_id))
         elif kind is ev.Checkpoint:
@@ -57,20 +59,48 @@ def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[Checkpoint]:
     return plan
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What a scenario's replays share: the checkpoint plan and the ledger."""
+
+    plan: tuple[Checkpoint, ...]
+    ledger: SessionLedger
+    #: event index -> name of the scenario's ``checkpoint`` step there
+    checkpoint_names: dict[int, str]
+
+
+_PREPARED: weakref.WeakKeyDictionary[Scenario, Prepared] = weakref.WeakKeyDictionary()
+_PREPARING = threading.Lock()
+
+
+def prepare(scenario: Scenario) -> Prepared:
+    """Derive the plan and the ledger once per scenario (like expanding its events)."""
+    with _PREPARING:
+        prepared = _PREPARED.get(scenario)
+        if prepared is None:
+            plan = tuple(plan_checkpoints(scenario.trace))
+            ledger = SessionLedger(scenario.trace, [c.index for c in plan])
+            for checkpoint in plan:
+                if checkpoint.full:
+                    ledger.placements_at(checkpoint.index)
+            names = {c.index: scenario.trace[c.index].name for c in plan if c.reason.startswith("checkpoint")}  # type: ignore[attr-defined]
+            prepared = _PREPARED[scenario] = Prepared(plan, ledger, names)
+        return prepared
+
+
 class SessionReplay:
-    """One replay: owns the ledger and the violations found so far."""
+    """One replay of a prepared scenario: the violations found so far."""
 
     def __init__(self, scenario: Scenario, rules: Sequence[Rule]) -> None:
         self.scenario = scenario
         self.trace = scenario.trace
+        prepared = prepare(scenario)
+        self.plan = prepared.plan
+        self.ledger = prepared.ledger
         self.rules = list(rules)
         self.light_rules = [r for r in self.rules if r.needs == "notifications"]
-        self.ledger = SessionLedger()
-        self.advanced = 0  # the ledger has seen trace[:advanced]
         self.found: dict[tuple[str, int, str], Violation] = {}
-        self.checkpoint_names = {
-            i: e.name for i, e in enumerate(self.trace) if isinstance(e, ev.Checkpoint)
-        }
+        self.checkpoint_names = prepared.checkpoint_names
 
     @property
     def violations(self) -> tuple[Violation, ...]:
@@ -79,7 +109,7 @@ class SessionReplay:
     def segments(self) -> Iterator[tuple[int, int, Checkpoint]]:
         """(start, stop, checkpoint): feed trace[start:stop], then observe."""
         start = 0
-        for checkpoint in plan_checkpoints(self.trace):
+        for checkpoint in self.plan:
             stop = checkpoint.index + 1
             if isinstance(self.trace[checkpoint.index], ev.Checkpoint):  # not delivered
                 yield start, checkpoint.index, checkpoint
@@ -188,10 +218,7 @@ class SessionReplay:
     # -- checking ----------------------------------------------------------------------------
 
     def check(self, checkpoint: Checkpoint, notes: tuple[Notification, ...], transcript: Transcript | None) -> None:
-        ledger = self.ledger
-        ledger.advance(self.trace, self.advanced, checkpoint.index + 1)
-        self.advanced = checkpoint.index + 1
-        context = SessionCheck(ledger, self.trace, checkpoint, notes, transcript)
+        context = SessionCheck(self.ledger, self.trace, checkpoint, notes, transcript)
         for rule in self.rules if checkpoint.full else self.light_rules:
             for violation in rule.check(context):
                 self.found.setdefault((violation.rule, violation.event_index, violation.message), violation)

@@ -11,7 +11,6 @@ from harness.model.observation import (
     Message,
     Notification,
     Transcript,
-    normalize_input,
 )
 from harness.rules.registry import Violation, rule
 from harness.rules.session_ledger import CallRecord, Key, SessionLedger, project_history
@@ -31,7 +30,7 @@ class Checkpoint:
 
 
 class SessionCheck:
-    """Everything a session rule may look at for one checkpoint."""
+    """Everything a session rule may look at for one checkpoint (after event ``c``)."""
 
     def __init__(
         self,
@@ -44,9 +43,13 @@ class SessionCheck:
         self.ledger = ledger
         self.trace = trace
         self.checkpoint = checkpoint
+        self.c = checkpoint.index
         self.notifications = notifications
         self._transcript = transcript
-        self._attached: dict[Key, list[tuple[str | None, str, AttachedCall]]] | None = None
+        self._attached: dict[Key, list[tuple[str | None, AttachedCall]]] | None = None
+        self._completed: list[CallRecord] | None = None
+        self._as_expected: bool | None = None
+        self._notes_as_expected: bool | None = None
 
     @property
     def transcript(self) -> Transcript:
@@ -54,29 +57,70 @@ class SessionCheck:
         return self._transcript
 
     @property
-    def attached(self) -> dict[Key, list[tuple[str | None, str, AttachedCall]]]:
-        """(session shown in, call id) -> [(message id, role, call)] for every attached call."""
+    def attached(self) -> dict[Key, list[tuple[str | None, AttachedCall]]]:
+        """(session shown in, call id) -> [(message id, call)] for every attached call."""
         if self._attached is None:
-            out: dict[Key, list[tuple[str | None, str, AttachedCall]]] = {}
+            out: dict[Key, list[tuple[str | None, AttachedCall]]] = {}
             for session_id, view in self.transcript.sessions.items():
                 for message in view.messages:
                     for call in message.tool_calls:
-                        out.setdefault((session_id, call.id), []).append(
-                            (message.message_id, message.role, call)
-                        )
+                        out.setdefault((session_id, call.id), []).append((message.message_id, call))
             self._attached = out
         return self._attached
+
+    @property
+    def attachments_as_expected(self) -> bool:
+        """True when every completed call sits exactly where it belongs, with its result, once.
+
+        One dict comparison for the common, passing case; the attachment rules only walk the
+        calls one by one when this is False.
+        """
+        if self._as_expected is None:
+            expected, _ = self.ledger.placements_at(self.c)
+            observed = {}
+            for key, places in self.attached.items():
+                if len(places) != 1:
+                    self._as_expected = False
+                    return False
+                host, call = places[0]
+                observed[key] = (host, call.name, call.input, call.result, call.is_error)
+            self._as_expected = observed == expected
+        return self._as_expected
+
+    @property
+    def notifications_as_expected(self) -> bool:
+        """True when exactly the expected notifications show, each once, as expected."""
+        if self._notes_as_expected is None:
+            shown = {(n.session_id, n.tool_call_id, n.status, n.tool_name) for n in self.notifications}
+            self._notes_as_expected = len(shown) == len(self.notifications) and shown == (
+                self.ledger.notes_at.get(self.c, frozenset())
+            )
+        return self._notes_as_expected
+
+    def completed_calls(self) -> list[CallRecord]:
+        """Every call completed by now and not wiped by a resume since (computed once)."""
+        if self._completed is None:
+            ledger, c = self.ledger, self.c
+            self._completed = [
+                record
+                for key, record in ledger.calls.items()
+                if 0 <= record.completed_index <= c
+                and (not ledger.resumes or ledger.live_call(key, c) is not None)
+            ]
+        return self._completed
+
+    def pending(self) -> tuple[CallRecord, ...]:
+        return self.ledger.pending_at.get(self.c, ())
 
     def where(self, index: int) -> str:
         return f"event {index} ({self.trace[index].kind})" if 0 <= index < len(self.trace) else "the start"
 
 
-def _label(record: CallRecord) -> str:
-    name = f" {record.name}" if record.name else ""
-    return f"tool call{name} {record.call_id!r} of session {record.session_id!r}"
-
-
 # -- notifications ---------------------------------------------------------------------------
+
+
+def _others(c: SessionCheck, record: CallRecord) -> set[str]:
+    return c.ledger.sessions_using(record.call_id, c.c) - {record.session_id}
 
 
 @rule(
@@ -87,25 +131,26 @@ def _label(record: CallRecord) -> str:
     statement="A tool call's identity is (session id, tool call id); the same id in two sessions never collides.",
 )
 def session_keyed_tracking(c: SessionCheck) -> Iterator[Violation]:
-    ledger = c.ledger
+    if c.notifications_as_expected:
+        return
     shown = {(n.session_id, n.tool_call_id) for n in c.notifications}
-    for key, record in ledger.pending.items():
-        others = ledger.sessions_by_call.get(record.call_id, set()) - {record.session_id}
-        if key not in shown and others:
+    for record in c.pending():
+        others = _others(c, record)
+        if (record.session_id, record.call_id) not in shown and others:
+            status, _, index = record.status_at(c.c)
             yield Violation(
                 "session-keyed-tracking",
-                record.last_index,
-                f"{_label(record)} is {record.status} since {c.where(record.last_index)}, but no "
-                f"notification shows it; the same id is also used in session(s) "
-                f"{', '.join(sorted(others))}, whose events must not overwrite or remove it",
+                index,
+                f"{record.label} is {status} since {c.where(index)}, but no notification shows "
+                f"it; the same id is also used in session(s) {', '.join(sorted(others))}, whose "
+                f"events must not overwrite or remove it",
             )
     for note in c.notifications:
-        key = (note.session_id, note.tool_call_id)
-        owners = ledger.sessions_by_call.get(note.tool_call_id, set())
-        if key not in ledger.calls and owners:
+        owners = c.ledger.sessions_using(note.tool_call_id, c.c)
+        if owners and note.session_id not in owners:
             yield Violation(
                 "session-keyed-tracking",
-                c.checkpoint.index,
+                c.c,
                 f"a notification names session {note.session_id!r} for tool call "
                 f"{note.tool_call_id!r}, which only session(s) {', '.join(sorted(owners))} used",
             )
@@ -122,65 +167,71 @@ def session_keyed_tracking(c: SessionCheck) -> Iterator[Violation]:
     ),
 )
 def notification_lifecycle(c: SessionCheck) -> Iterator[Violation]:
-    ledger = c.ledger
+    if c.notifications_as_expected:
+        return
     seen: set[Key] = set()
     for note in c.notifications:
         key = (note.session_id, note.tool_call_id)
         if key in seen:
             yield Violation(
                 "notification-lifecycle",
-                c.checkpoint.index,
+                c.c,
                 f"tool call {note.tool_call_id!r} of session {note.session_id!r} has more than one notification",
             )
         seen.add(key)
-        record = ledger.calls.get(key)
+        record = c.ledger.live_call(key, c.c)
         if record is None:
-            if not ledger.sessions_by_call.get(note.tool_call_id):
+            if not c.ledger.sessions_using(note.tool_call_id, c.c):
                 yield Violation(
                     "notification-lifecycle",
-                    c.checkpoint.index,
+                    c.c,
                     f"a notification shows tool call {note.tool_call_id!r}, which no event selected",
                 )
-        elif record.status == "completed":
+            continue
+        status, _, index = record.status_at(c.c)
+        if status == "completed":
             yield Violation(
                 "notification-lifecycle",
-                record.completed_index,
-                f"{_label(record)} completed at {c.where(record.completed_index)}, but its "
-                f"'{note.status}' notification is still shown",
+                index,
+                f"{record.label} completed at {c.where(index)}, but its '{note.status}' "
+                f"notification is still shown",
             )
-        elif record.status in ("preparing", "using") and note.status != record.status:
+        elif status in ("preparing", "using") and note.status != status:
             yield Violation(
                 "notification-lifecycle",
-                record.last_index,
-                f"{_label(record)} should show '{record.status}' after {c.where(record.last_index)}, "
-                f"but shows '{note.status}'",
+                index,
+                f"{record.label} should show '{status}' after {c.where(index)}, but shows '{note.status}'",
             )
-        elif record.status in ("preparing", "using") and record.name and note.tool_name != record.name:
+        elif status in ("preparing", "using") and record.name and note.tool_name != record.name:
             yield Violation(
                 "notification-lifecycle",
-                record.last_index,
-                f"{_label(record)} is shown with the tool name {note.tool_name!r}",
+                index,
+                f"{record.label} is shown with the tool name {note.tool_name!r}",
             )
-    for key, record in ledger.pending.items():
-        others = ledger.sessions_by_call.get(record.call_id, set()) - {record.session_id}
-        if key not in seen and not others:
+    for record in c.pending():
+        if (record.session_id, record.call_id) not in seen and not _others(c, record):
+            status, _, index = record.status_at(c.c)
             yield Violation(
                 "notification-lifecycle",
-                record.last_index,
-                f"{_label(record)} is {record.status} since {c.where(record.last_index)}, but no "
-                f"notification shows it",
+                index,
+                f"{record.label} is {status} since {c.where(index)}, but no notification shows it",
             )
 
 
 def _leftovers(c: SessionCheck, reason: str, rule_id: str, what: str) -> Iterator[Violation]:
+    if c.notifications_as_expected:
+        return
     for note in c.notifications:
-        record = c.ledger.calls.get((note.session_id, note.tool_call_id))
-        if record is not None and record.status == "cleared" and record.cleared_by == reason:
+        record = c.ledger.live_call((note.session_id, note.tool_call_id), c.c)
+        if record is None:
+            continue
+        status, why, index = record.status_at(c.c)
+        if status == "cleared" and why == reason:
             yield Violation(
                 rule_id,
-                record.last_index,
-                f"{_label(record)} still shows '{note.status}' after {what} at "
-                f"{c.where(record.last_index)}; it should have been cleared then",
+                index,
+                f"{record.label} still shows '{note.status}' after {what} at {c.where(index)}; "
+                f"it should have been cleared then",
             )
 
 
@@ -213,51 +264,56 @@ def cleanup_user_turn(c: SessionCheck) -> Iterator[Violation]:
     statement="A tool whose completion never arrives is cleared by the safety nets and never shows a result.",
 )
 def lost_completion(c: SessionCheck) -> Iterator[Violation]:
+    if c.attachments_as_expected:
+        return
     for key, places in c.attached.items():
-        record = c.ledger.calls.get(key)
-        if record is not None and record.status != "completed":
-            message_id = places[0][0]
-            yield Violation(
-                "lost-completion",
-                record.last_index,
-                f"{_label(record)} never completed, but message {message_id!r} shows it"
-                + (f" with the result {places[0][2].result!r}" if places[0][2].result is not None else ""),
-            )
+        record = c.ledger.live_call(key, c.c)
+        if record is None or record.completed_by(c.c):
+            continue
+        _, _, index = record.status_at(c.c)
+        message_id, call = places[0]
+        shown = f" with the result {call.result!r}" if call.result is not None else ""
+        yield Violation(
+            "lost-completion",
+            index,
+            f"{record.label} never completed, but message {message_id!r} shows it{shown}",
+        )
 
 
 # -- attachment ------------------------------------------------------------------------------
 
 
-def _check_attachment(c: SessionCheck, record: CallRecord, rule_id: str, why: str) -> Iterator[Violation]:
+def _check_attachment(c: SessionCheck, record: CallRecord, host: str | None, rule_id: str, why: str) -> Iterator[Violation]:
     places = c.attached.get((record.session_id, record.call_id), [])
     hosts = [p[0] for p in places]
-    if record.host not in hosts:
-        if not places:
-            found = "no message of that session shows it"
-        else:
-            found = f"it is attached to message {hosts[0]!r} instead"
+    if host not in hosts:
+        found = (
+            "no message of that session shows it"
+            if not places
+            else f"it is attached to message {hosts[0]!r} instead"
+        )
         yield Violation(
             rule_id,
             record.host_index,
-            f"{_label(record)} (completed at {c.where(record.completed_index)}) belongs on message "
-            f"{record.host!r}, {why}; {found}",
+            f"{record.label} (completed at {c.where(record.completed_index)}) belongs on message "
+            f"{host!r}, {why}; {found}",
         )
         return
-    call = places[hosts.index(record.host)][2]
+    call = places[hosts.index(host)][1]
     expected = record.result.content if record.result else None
     if call.result != expected:
         yield Violation(
             rule_id,
             record.completed_index,
-            f"{_label(record)} on message {record.host!r} shows the result {call.result!r}; "
-            f"the completion carried {expected!r}",
+            f"{record.label} on message {host!r} shows the result {call.result!r}; the completion "
+            f"carried {expected!r}",
         )
-    elif call.name != record.name or call.input != normalize_input(record.arguments):
+    elif call.name != record.name or call.input != record.input:
         yield Violation(
             rule_id,
             record.completed_index,
-            f"{_label(record)} on message {record.host!r} shows name {call.name!r} and input "
-            f"{call.input!r}; the completion carried {record.name!r} and {record.arguments}",
+            f"{record.label} on message {host!r} shows name {call.name!r} and input {call.input!r}; "
+            f"the completion carried {record.name!r} and {record.arguments}",
         )
 
 
@@ -272,22 +328,26 @@ def _check_attachment(c: SessionCheck, record: CallRecord, rule_id: str, why: st
 )
 def backward_attachment(c: SessionCheck) -> Iterator[Violation]:
     updated = {(u.session_id, u.message_id) for u in c.transcript.updates}
-    for record in c.ledger.calls.values():
-        if record.mode != "backward" or record.status != "completed":
+    placed = c.attachments_as_expected
+    if placed and c.ledger.placements_at(c.c)[1] <= updated:
+        return
+    for record in c.completed_calls():
+        mode, host = record.placement_at(c.c)
+        if mode != "backward":
             continue
-        problems = list(
+        problems = [] if placed else list(
             _check_attachment(
-                c, record, "backward-attachment",
+                c, record, host, "backward-attachment",
                 "the latest assistant or thought message of its session before the completion",
             )
         )
         yield from problems
-        if not problems and (record.session_id, record.host) not in updated:
+        if not problems and (record.session_id, host) not in updated:
             yield Violation(
                 "backward-attachment",
                 record.completed_index,
-                f"{_label(record)} was attached to the earlier message {record.host!r}, but no "
-                f"'message updated' notice was emitted for that message",
+                f"{record.label} was attached to the earlier message {host!r}, but no 'message "
+                f"updated' notice was emitted for that message",
             )
 
 
@@ -301,26 +361,27 @@ def backward_attachment(c: SessionCheck) -> Iterator[Violation]:
     ),
 )
 def forward_attachment(c: SessionCheck) -> Iterator[Violation]:
-    for record in c.ledger.calls.values():
-        if record.status != "completed":
-            continue
-        if record.mode == "forward":
+    if c.attachments_as_expected:
+        return
+    for record in c.completed_calls():
+        mode, host = record.placement_at(c.c)
+        if mode == "forward":
             yield from _check_attachment(
-                c, record, "forward-attachment",
-                "the next assistant or thought message of its session (the interaction started with tool calls)",
+                c, record, host, "forward-attachment",
+                "the next assistant or thought message of its session (its interaction started with tool calls)",
             )
-        elif record.mode in ("held", "dropped"):
+        elif mode in ("held", "dropped"):
             places = c.attached.get((record.session_id, record.call_id), [])
             if places:
                 why = (
                     "it must be held until the session's next assistant or thought message, and none has started yet"
-                    if record.mode == "held"
+                    if mode == "held"
                     else "its interaction ended before any later message, so no message may carry it"
                 )
                 yield Violation(
                     "forward-attachment",
                     record.completed_index,
-                    f"{_label(record)} completed at {c.where(record.completed_index)} with no earlier "
+                    f"{record.label} completed at {c.where(record.completed_index)} with no earlier "
                     f"message in its interaction; {why}, yet message {places[0][0]!r} shows it",
                 )
 
@@ -332,10 +393,12 @@ def forward_attachment(c: SessionCheck) -> Iterator[Violation]:
     statement="Each completed tool call appears on exactly one message; later messages never inherit earlier calls.",
 )
 def exactly_once(c: SessionCheck) -> Iterator[Violation]:
+    if c.attachments_as_expected:
+        return
     for key, places in c.attached.items():
         if len(places) > 1:
-            record = c.ledger.calls.get(key)
-            index = record.completed_index if record else c.checkpoint.index
+            record = c.ledger.live_call(key, c.c)
+            index = record.completed_index if record and record.completed_index >= 0 else c.c
             hosts = ", ".join(repr(p[0]) for p in places)
             yield Violation(
                 "exactly-once",
@@ -370,7 +433,7 @@ def resume_equivalence(c: SessionCheck) -> Iterator[Violation]:
     session_id = c.checkpoint.resumed_session
     if session_id is None:
         return
-    event = c.trace[c.checkpoint.index]
+    event = c.trace[c.c]
     assert isinstance(event, ev.Resume)
     expected = project_history(session_id, event.history)
     view = c.transcript.sessions.get(session_id)
@@ -379,15 +442,15 @@ def resume_equivalence(c: SessionCheck) -> Iterator[Violation]:
         if _project(want) != _project(got):
             yield Violation(
                 "resume-equivalence",
-                c.checkpoint.index,
-                f"after resuming session {session_id!r}, message {i} is {_describe(got)}; "
-                f"the live session had {_describe(want)}",
+                c.c,
+                f"after resuming session {session_id!r}, message {i} is {_describe(got)}; the "
+                f"live session had {_describe(want)}",
             )
             return
     if len(expected) != len(actual):
         yield Violation(
             "resume-equivalence",
-            c.checkpoint.index,
+            c.c,
             f"after resuming session {session_id!r} the transcript has {len(actual)} messages; "
             f"the live session had {len(expected)}",
         )
@@ -405,45 +468,37 @@ def resume_equivalence(c: SessionCheck) -> Iterator[Violation]:
 )
 def streamed_tool_results(c: SessionCheck) -> Iterator[Violation]:
     for (session_id, call_id), record in c.ledger.streams.items():
+        want = record.state_at(c.c)
+        if want is None:
+            continue
+        last = want["last_index"]
         view = c.transcript.sessions.get(session_id)
         entries = [s for s in (view.tool_streams if view else ()) if s.call_id == call_id]
-        where = f"streamed {record.event_type} {call_id!r} of session {session_id!r}"
+        where = f"streamed {want['event_type']} {call_id!r} of session {session_id!r}"
         if not entries:
-            yield Violation("streamed-tool-results", record.last_index, f"{where} is not shown at all")
+            yield Violation("streamed-tool-results", last, f"{where} is not shown at all")
             continue
         if len(entries) > 1:
             yield Violation(
                 "streamed-tool-results",
-                record.last_index,
+                last,
                 f"{where} is shown as {len(entries)} separate entries; all parts of one call_id are one entry",
             )
         shown = entries[-1]
-        content = "".join(record.parts)
-        if shown.content != content:
+        if shown.content != want["content"]:
             yield Violation(
                 "streamed-tool-results",
-                record.last_index,
-                f"{where} shows the content {shown.content[-60:]!r}; the stream parts so far add up to "
-                f"{content[-60:]!r} ({len(record.parts)} parts, {len(content)} characters)",
+                last,
+                f"{where} shows the content {shown.content[-60:]!r}; the {want['parts']} stream "
+                f"parts so far add up to {want['content'][-60:]!r}",
             )
-        if shown.summary != record.summary:
-            yield Violation(
-                "streamed-tool-results",
-                record.last_index,
-                f"{where} shows the summary {shown.summary!r}; the latest summary is {record.summary!r}",
-            )
-        if shown.is_complete != record.is_complete:
-            yield Violation(
-                "streamed-tool-results",
-                record.last_index,
-                f"{where} shows is_complete={shown.is_complete}; the latest part says {record.is_complete}",
-            )
-        if shown.event_type != record.event_type:
-            yield Violation(
-                "streamed-tool-results",
-                record.last_index,
-                f"{where} shows the event type {shown.event_type!r}; the latest part is {record.event_type!r}",
-            )
+        for attr in ("summary", "is_complete", "event_type"):
+            if getattr(shown, attr) != want[attr]:
+                yield Violation(
+                    "streamed-tool-results",
+                    last,
+                    f"{where} shows {attr}={getattr(shown, attr)!r}; the latest part says {want[attr]!r}",
+                )
 
 
 @rule(
@@ -457,38 +512,52 @@ def streamed_tool_results(c: SessionCheck) -> Iterator[Violation]:
 )
 def subsession_isolation(c: SessionCheck) -> Iterator[Violation]:
     ledger = c.ledger
-    roots = {s for s in c.transcript.sessions if ledger.is_root(s) and s not in ledger.resumed_at}
-    texts = ledger.expected_texts(c.trace, c.checkpoint.index + 1, roots) if c.checkpoint.final else {}
+    placed = c.attachments_as_expected
     for session_id, view in c.transcript.sessions.items():
+        resumed = session_id in ledger.resumes
+        if placed and c.checkpoint.final and not resumed and not ledger.is_root(session_id):
+            shown = {m.message_id for m in view.messages}
+            if shown <= ledger.session_messages.get(session_id, set()):
+                continue  # every message is its own and every call where it belongs
         for message in view.messages:
             key = (session_id, message.message_id or "")
-            if key not in ledger.messages:
-                owners = [s for s in ledger.message_sessions.get(message.message_id or "", ()) if s != session_id]
-                if owners:
-                    origin = ledger.messages.get((owners[0], message.message_id or ""))
-                    yield Violation(
-                        "subsession-isolation",
-                        origin.index if origin else c.checkpoint.index,
-                        f"message {message.message_id!r} of session {owners[0]!r} appears in the "
-                        f"transcript of session {session_id!r}",
-                    )
+            if ledger.live_message(key, c.c) is None:
+                if resumed:
+                    continue  # rebuilt from history: ids are the adapter's own
+                yield from _foreign_message(c, session_id, message)
                 continue
-            if key in texts and texts[key] != message.text:
+            text = ledger.text_at(key, c.c) if ledger.is_root(session_id) else None
+            if text is not None and text != message.text:
                 yield Violation(
                     "subsession-isolation",
                     ledger.messages[key].index,
                     f"message {message.message_id!r} of session {session_id!r} reads "
-                    f"{message.text[-60:]!r}; its own events give {texts[key][-60:]!r}",
+                    f"{message.text[-60:]!r}; its own events give {text[-60:]!r}",
                 )
+            if placed:
+                continue
             for call in message.tool_calls:
-                if (session_id, call.id) in ledger.calls:
+                if ledger.live_call((session_id, call.id), c.c) is not None:
                     continue
-                for owner in ledger.sessions_by_call.get(call.id, ()):
-                    record = ledger.calls.get((owner, call.id))
-                    if record is not None and owner != session_id:
-                        yield Violation(
-                            "subsession-isolation",
-                            record.completed_index if record.completed_index >= 0 else record.last_index,
-                            f"{_label(record)} is attached to message {message.message_id!r} of "
-                            f"session {session_id!r}",
-                        )
+                for owner in sorted(ledger.sessions_using(call.id, c.c) - {session_id}):
+                    record = ledger.calls[(owner, call.id)]
+                    yield Violation(
+                        "subsession-isolation",
+                        record.completed_index if record.completed_index >= 0 else c.c,
+                        f"{record.label} is attached to message {message.message_id!r} of "
+                        f"session {session_id!r}",
+                    )
+
+
+def _foreign_message(c: SessionCheck, session_id: str, message: Message) -> Iterator[Violation]:
+    message_id = message.message_id or ""
+    for owner in c.ledger.message_owners.get(message_id, ()):
+        record = c.ledger.messages[(owner, message_id)]
+        if owner != session_id and record.index <= c.c:
+            yield Violation(
+                "subsession-isolation",
+                record.index,
+                f"message {message_id!r} of session {owner!r} appears in the transcript of "
+                f"session {session_id!r}",
+            )
+            return

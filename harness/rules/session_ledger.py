@@ -1,21 +1,24 @@
-"""What a correct session consumer must show, derived from the trace in one pass.
+"""What a correct session consumer must show, derived from the trace once per scenario.
 
-The ledger is the rules' memory: it follows the trace event by event (cheaply: message text
-deltas are skipped, and read back only when a rule asks) and records, per (session, tool call id),
-the lifecycle the notifications must follow and the message a completed call belongs on.
+The ledger is the rules' memory. One pass over the trace records, per (session, tool call id),
+every lifecycle transition with its event index and the message a completed call belongs on; per
+message, where it started. Rules then ask "as of event c" questions, so one ledger serves every
+checkpoint and every adapter that replays the scenario (it is cached on the scenario).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from harness.model import session as ev
-from harness.model.observation import AttachedCall, Message
+from harness.model.observation import AttachedCall, Message, normalize_input
 
 Key = tuple[str, str]
 Mode = Literal["backward", "forward", "held", "dropped"]
+Status = Literal["unknown", "preparing", "using", "completed", "cleared"]
 
 
 @dataclass(slots=True)
@@ -23,56 +26,104 @@ class CallRecord:
     session_id: str
     call_id: str
     name: str
-    status: Literal["preparing", "using", "completed", "cleared"]
-    last_index: int
-    cleared_by: str = ""
+    #: (event index, status, why) for every change of the notification's expected state
+    timeline: list[tuple[int, Status, str]] = field(default_factory=list)
     completed_index: int = -1
     arguments: str = "{}"
+    #: the parsed arguments, as an observation's ``input`` is compared
+    input: Any = None
     result: ev.ToolResult | None = None
+    #: where the completed call belongs, as finally decided, and the event that decided it
     mode: Mode = "held"
     host: str | None = None
-    #: index of the event that decided the host (the completion, or the next message's start)
     host_index: int = -1
+
+    def status_at(self, c: int) -> tuple[Status, str, int]:
+        """(status, why, index of the deciding event) after event ``c``."""
+        pos = bisect.bisect_right(self.timeline, c, key=lambda t: t[0])
+        if pos == 0:
+            return "unknown", "", -1
+        index, status, why = self.timeline[pos - 1]
+        return status, why, index
+
+    def completed_by(self, c: int) -> bool:
+        return 0 <= self.completed_index <= c
+
+    def placement_at(self, c: int) -> tuple[Mode | None, str | None]:
+        """(mode, host message) after event ``c``; None before the call completed."""
+        if self.completed_index < 0 or self.completed_index > c:
+            return None, None
+        if self.mode in ("forward", "dropped") and self.host_index > c:
+            return "held", None
+        return self.mode, self.host
+
+    @property
+    def label(self) -> str:
+        name = f" {self.name}" if self.name else ""
+        return f"tool call{name} {self.call_id!r} of session {self.session_id!r}"
 
 
 @dataclass(slots=True)
 class StreamRecord:
     session_id: str
     call_id: str
-    event_type: str
-    tool_name: str
-    tool_response: str = ""
-    summary: str = ""
-    parts: list[str] = field(default_factory=list)
-    is_complete: bool = False
-    last_index: int = 0
+    parts: list[tuple[int, ev.ToolStreamPart]] = field(default_factory=list)
+
+    def state_at(self, c: int) -> dict[str, Any] | None:
+        seen = [part for index, part in self.parts if index <= c]
+        if not seen:
+            return None
+        state: dict[str, Any] = {"content": [], "summary": "", "tool_response": ""}
+        for part in seen:
+            state["event_type"], state["is_complete"] = part.event_type, part.is_complete
+            state["summary"] = part.summary or state["summary"]
+            state["tool_response"] = part.tool_response or state["tool_response"]
+            if part.stream_part is not None:
+                state["content"].append(part.stream_part)
+        state["content"] = "".join(state["content"])
+        state["parts"] = sum(1 for p in seen if p.stream_part is not None)
+        state["last_index"] = max(index for index, _ in self.parts if index <= c)
+        return state
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class MessageRecord:
-    session_id: str
-    message_id: str
     role: str
     index: int
 
 
 class SessionLedger:
-    def __init__(self) -> None:
+    """Built once from a trace; read by the rules with "as of event c" questions."""
+
+    def __init__(self, trace: Sequence[ev.SessionEvent], snapshot_at: Sequence[int] = ()) -> None:
         self.calls: dict[Key, CallRecord] = {}
-        self.pending: dict[Key, CallRecord] = {}
-        self.sessions_by_call: dict[str, set[str]] = {}
-        self.host: dict[str, str | None] = {}
-        self.held: dict[str, list[CallRecord]] = {}
+        #: call id -> {session id: index of the first event naming it there}
+        self.sessions_by_call: dict[str, dict[str, int]] = {}
         self.messages: dict[Key, MessageRecord] = {}
-        self.message_sessions: dict[str, list[str]] = {}
+        #: message id -> the sessions that started a message with that id
+        self.message_owners: dict[str, list[str]] = {}
+        #: session id -> the ids of the messages started in it
+        self.session_messages: dict[str, set[str]] = {}
         self.parent: dict[str, str | None] = {}
         self.streams: dict[Key, StreamRecord] = {}
-        self.resumed_at: dict[str, int] = {}
-        self.handlers: dict[type[ev.SessionEvent], Callable[[int, Any], None]] = {
+        #: session id -> indices of its resumes
+        self.resumes: dict[str, list[int]] = {}
+        #: text pieces of root-session messages, read only when a rule asks
+        self.root_text: dict[Key, list[tuple[int, str]]] = {}
+        #: checkpoint index -> the calls whose notifications must show then
+        self.pending_at: dict[int, tuple[CallRecord, ...]] = {}
+        #: checkpoint index -> {(session, call id, status, tool name)} those notifications
+        self.notes_at: dict[int, frozenset[tuple[str, str, str, str]]] = {}
+        self._placements: dict[int, tuple[dict[Key, tuple[Any, ...]], frozenset[Key]]] = {}
+        self._pending: dict[Key, CallRecord] = {}
+        self._host: dict[str, str | None] = {}
+        self._held: dict[str, list[CallRecord]] = {}
+        handlers: dict[type[ev.SessionEvent], Callable[[int, Any], None]] = {
             ev.ToolSelect: self._select,
             ev.ToolExecuting: self._executing,
             ev.ToolCompleted: self._completed,
             ev.MessageStart: self._message_start,
+            ev.MessageDelta: self._message_delta,
             ev.UserMessage: self._user_message,
             ev.InteractionStart: self._interaction_start,
             ev.InteractionEnd: self._interaction_end,
@@ -81,41 +132,43 @@ class SessionLedger:
             ev.ToolStreamPart: self._stream,
             ev.Resume: self._resume,
         }
-
-    def advance(self, trace: Sequence[ev.SessionEvent], start: int, stop: int) -> None:
-        get = self.handlers.get
-        for i in range(start, stop):
-            event = trace[i]
+        get = handlers.get
+        snapshots = set(snapshot_at)
+        for i, event in enumerate(trace):
             handler = get(type(event))
             if handler is not None:
                 handler(i, event)
+            if i in snapshots:
+                pending = tuple(self._pending.values())
+                self.pending_at[i] = pending
+                self.notes_at[i] = frozenset(
+                    (r.session_id, r.call_id, r.timeline[-1][1], r.name) for r in pending
+                )
 
-    # -- tool calls --------------------------------------------------------------------------
+    # -- building ----------------------------------------------------------------------------
 
     def _record(self, session_id: str, call: ev.ToolCall, index: int) -> CallRecord:
         key = (session_id, call.id)
         record = self.calls.get(key)
         if record is None:
-            record = CallRecord(session_id, call.id, call.name, "preparing", index)
-            self.calls[key] = record
-            self.sessions_by_call.setdefault(call.id, set()).add(session_id)
+            record = self.calls[key] = CallRecord(session_id, call.id, call.name)
+            self.sessions_by_call.setdefault(call.id, {}).setdefault(session_id, index)
         if call.name and not record.name:
             record.name = call.name
         return record
 
-    def _select(self, i: int, event: ev.ToolSelect) -> None:
+    def _lifecycle(self, i: int, event: ev.ToolSelect | ev.ToolExecuting, status: Status) -> None:
         for call in event.calls:
             record = self._record(event.session_id, call, i)
-            if record.status != "completed":
-                record.status, record.last_index = "preparing", i
-                self.pending[(event.session_id, call.id)] = record
+            if record.completed_index < 0:
+                record.timeline.append((i, status, ""))
+                self._pending[(event.session_id, call.id)] = record
+
+    def _select(self, i: int, event: ev.ToolSelect) -> None:
+        self._lifecycle(i, event, "preparing")
 
     def _executing(self, i: int, event: ev.ToolExecuting) -> None:
-        for call in event.calls:
-            record = self._record(event.session_id, call, i)
-            if record.status != "completed":
-                record.status, record.last_index = "using", i
-                self.pending[(event.session_id, call.id)] = record
+        self._lifecycle(i, event, "using")
 
     def _completed(self, i: int, event: ev.ToolCompleted) -> None:
         session_id = event.session_id
@@ -123,121 +176,149 @@ class SessionLedger:
             record = self._record(session_id, call, i)
             if record.completed_index >= 0:
                 continue  # a repeated completion changes nothing
-            self.pending.pop((session_id, call.id), None)
-            record.status, record.last_index, record.completed_index = "completed", i, i
+            self._pending.pop((session_id, call.id), None)
+            record.timeline.append((i, "completed", ""))
+            record.completed_index = i
             record.arguments = call.arguments
+            record.input = normalize_input(call.arguments)
             record.result = event.result_for(call.id)
-            host = self.host.get(session_id)
+            host = self._host.get(session_id)
             if host is not None:
                 record.mode, record.host, record.host_index = "backward", host, i
             else:
                 record.mode, record.host_index = "held", i
-                self.held.setdefault(session_id, []).append(record)
+                self._held.setdefault(session_id, []).append(record)
 
-    def _clear(self, records: list[CallRecord], reason: str, i: int) -> None:
+    def _clear(self, records: list[CallRecord], why: str, i: int) -> None:
         for record in records:
-            record.status, record.cleared_by, record.last_index = "cleared", reason, i
-            del self.pending[(record.session_id, record.call_id)]
+            record.timeline.append((i, "cleared", why))
+            del self._pending[(record.session_id, record.call_id)]
 
-    # -- messages and interactions -----------------------------------------------------------
+    def _new_interaction(self, i: int, session_id: str) -> None:
+        self._host[session_id] = None
+        for record in self._held.pop(session_id, ()):
+            record.mode, record.host_index = "dropped", i
 
-    def _new_interaction(self, session_id: str) -> None:
-        self.host[session_id] = None
-        for record in self.held.pop(session_id, ()):
-            record.mode = "dropped"
-
-    def _add_message(self, i: int, session_id: str, message_id: str, role: str) -> None:
-        self.messages[(session_id, message_id)] = MessageRecord(session_id, message_id, role, i)
-        self.message_sessions.setdefault(message_id, []).append(session_id)
+    def _add_message(self, i: int, event: ev.MessageStart | ev.UserMessage, role: str) -> None:
+        self.messages[(event.session_id, event.message_id)] = MessageRecord(role, i)
+        self.message_owners.setdefault(event.message_id, []).append(event.session_id)
+        self.session_messages.setdefault(event.session_id, set()).add(event.message_id)
 
     def _message_start(self, i: int, event: ev.MessageStart) -> None:
         session_id = event.session_id
-        self._add_message(i, session_id, event.message_id, event.role)
-        self.host[session_id] = event.message_id
-        for record in self.held.pop(session_id, ()):
+        self._add_message(i, event, event.role)
+        self._host[session_id] = event.message_id
+        for record in self._held.pop(session_id, ()):
             record.mode, record.host, record.host_index = "forward", event.message_id, i
 
+    def _message_delta(self, i: int, event: ev.MessageDelta) -> None:
+        if event.parent_session_id is None:
+            self.root_text.setdefault((event.session_id, event.message_id), []).append((i, event.text))
+
     def _user_message(self, i: int, event: ev.UserMessage) -> None:
-        self._add_message(i, event.session_id, event.message_id, "user")
-        self._new_interaction(event.session_id)
+        self._add_message(i, event, "user")
+        if event.parent_session_id is None:
+            self.root_text[(event.session_id, event.message_id)] = [(i, event.text)]
+        self._new_interaction(i, event.session_id)
 
     def _interaction_start(self, i: int, event: ev.InteractionStart) -> None:
-        self._new_interaction(event.session_id)
+        self._new_interaction(i, event.session_id)
 
     def _interaction_end(self, i: int, event: ev.InteractionEnd) -> None:
-        self._new_interaction(event.session_id)
-        mine = [r for r in self.pending.values() if r.session_id == event.session_id]
+        self._new_interaction(i, event.session_id)
+        mine = [r for r in self._pending.values() if r.session_id == event.session_id]
         self._clear(mine, "interaction_end", i)
 
     def _user_turn(self, i: int, event: ev.UserTurnStart) -> None:
-        self._clear(list(self.pending.values()), "user_turn", i)
+        self._clear(list(self._pending.values()), "user_turn", i)
 
     def _subsession_start(self, i: int, event: ev.SubsessionStart) -> None:
         self.parent[event.session_id] = event.parent_session_id
-        self._new_interaction(event.session_id)
+        self._new_interaction(i, event.session_id)
 
     def _stream(self, i: int, event: ev.ToolStreamPart) -> None:
         key = (event.session_id, event.call_id)
         record = self.streams.get(key)
         if record is None:
-            record = self.streams[key] = StreamRecord(
-                event.session_id, event.call_id, event.event_type, event.tool_name
-            )
-        record.event_type, record.last_index = event.event_type, i
-        record.tool_name = event.tool_name or record.tool_name
-        record.tool_response = event.tool_response or record.tool_response
-        record.summary = event.summary or record.summary
-        if event.stream_part is not None:
-            record.parts.append(event.stream_part)
-        record.is_complete = event.is_complete
+            record = self.streams[key] = StreamRecord(event.session_id, event.call_id)
+        record.parts.append((i, event))
 
     def _resume(self, i: int, event: ev.Resume) -> None:
-        """The session's transcript is rebuilt from history: forget what was tracked live."""
-        session_id = event.session_id
-        self.resumed_at[session_id] = i
-        for key in [k for k in self.calls if k[0] == session_id]:
-            if key not in self.pending:
-                del self.calls[key]
-        for key in [k for k in self.messages if k[0] == session_id]:
-            del self.messages[key]
-        self._new_interaction(session_id)
+        self.resumes.setdefault(event.session_id, []).append(i)
+        self._new_interaction(i, event.session_id)
 
     # -- questions the rules ask -------------------------------------------------------------
+
+    def resumed_between(self, session_id: str, start: int, c: int) -> bool:
+        """Was the session rebuilt from history after event ``start``, up to event ``c``?"""
+        resumes = self.resumes.get(session_id)
+        if not resumes:
+            return False
+        return any(start < r <= c for r in resumes)
+
+    def live_call(self, key: Key, c: int) -> CallRecord | None:
+        """The call's record if it was named by event ``c`` and not wiped by a later resume."""
+        record = self.calls.get(key)
+        if record is None:
+            return None
+        first = record.timeline[0][0]
+        if first > c or (self.resumes and self.resumed_between(key[0], first, c)):
+            return None
+        return record
+
+    def live_message(self, key: Key, c: int) -> MessageRecord | None:
+        record = self.messages.get(key)
+        if record is None or record.index > c or self.resumed_between(key[0], record.index, c):
+            return None
+        return record
+
+    def sessions_using(self, call_id: str, c: int) -> set[str]:
+        return {s for s, first in self.sessions_by_call.get(call_id, {}).items() if first <= c}
+
+    def placements_at(self, c: int) -> tuple[dict[Key, tuple[Any, ...]], frozenset[Key]]:
+        """After event ``c``: where each placed call belongs, as (message id, name, input,
+        result, is_error) by (session, call id); and the (session, message id) pairs that must
+        have been reported updated. Computed once per checkpoint."""
+        cached = self._placements.get(c)
+        if cached is None:
+            placed: dict[Key, tuple[Any, ...]] = {}
+            updated = set()
+            for key, record in self.calls.items():
+                if not 0 <= record.completed_index <= c or (
+                    self.resumes and self.live_call(key, c) is None
+                ):
+                    continue
+                mode, host = record.placement_at(c)
+                if mode in ("backward", "forward"):
+                    result = record.result
+                    placed[key] = (
+                        host, record.name, record.input,
+                        result.content if result else None, result.is_error if result else False,
+                    )
+                    if mode == "backward":
+                        updated.add((record.session_id, host))
+            cached = self._placements[c] = (placed, frozenset(updated))  # type: ignore[arg-type]
+        return cached
 
     def is_root(self, session_id: str) -> bool:
         return self.parent.get(session_id) is None
 
-    def is_descendant(self, session_id: str, ancestor: str) -> bool:
-        seen = 0
-        parent = self.parent.get(session_id)
-        while parent is not None and seen < 64:
-            if parent == ancestor:
-                return True
-            parent, seen = self.parent.get(parent), seen + 1
-        return False
-
-    def expected_texts(self, trace: Sequence[ev.SessionEvent], stop: int, sessions: set[str]) -> dict[Key, str]:
-        """The text of every message of ``sessions`` as of ``stop`` (read from the trace now)."""
-        parts: dict[Key, list[str]] = {}
-        for i in range(stop):
-            event = trace[i]
-            kind = type(event)
-            if kind is ev.MessageDelta and event.session_id in sessions:
-                parts.setdefault((event.session_id, event.message_id), []).append(event.text)  # type: ignore[attr-defined]
-            elif kind is ev.UserMessage and event.session_id in sessions:
-                parts[(event.session_id, event.message_id)] = [event.text]  # type: ignore[attr-defined]
-        return {key: "".join(p) for key, p in parts.items()}
+    def text_at(self, key: Key, c: int) -> str | None:
+        pieces = self.root_text.get(key)
+        if pieces is None:
+            return None
+        return "".join(text for index, text in pieces if index <= c)
 
 
 def project_history(session_id: str, history: Sequence[object]) -> tuple[Message, ...]:
     """The transcript a correct client rebuilds from stored history (the resume spec)."""
     from harness.model.history import HistoryMessage, history_to_events
-    from harness.model.observation import normalize_input
 
-    events = list(history_to_events(session_id, [h for h in history if isinstance(h, HistoryMessage)]))
-    ledger = SessionLedger()
-    ledger.advance(events, 0, len(events))  # type: ignore[arg-type]
-    texts = ledger.expected_texts(events, len(events), {session_id})  # type: ignore[arg-type]
+    events: list[ev.SessionEvent] = list(
+        history_to_events(session_id, [h for h in history if isinstance(h, HistoryMessage)])  # type: ignore[arg-type]
+    )
+    ledger = SessionLedger(events)
+    end = len(events)
     by_host: dict[str, list[CallRecord]] = {}
     for record in ledger.calls.values():
         if record.host is not None and record.mode in ("backward", "forward"):
@@ -250,13 +331,12 @@ def project_history(session_id: str, history: Sequence[object]) -> tuple[Message
                 AttachedCall(
                     r.call_id,
                     r.name,
-                    normalize_input(r.arguments),
+                    r.input,
                     r.result.content if r.result else None,
                     r.result.is_error if r.result else False,
                 )
                 for r in by_host.get(event.message_id, ())
             )
-            out.append(
-                Message(event.message_id, role, texts.get((session_id, event.message_id), ""), calls)  # type: ignore[arg-type]
-            )
+            text = ledger.text_at((session_id, event.message_id), end) or ""
+            out.append(Message(event.message_id, role, text, calls))  # type: ignore[arg-type]
     return tuple(out)

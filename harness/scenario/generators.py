@@ -107,7 +107,8 @@ class _Burst:
                 remaining -= 1
             elif roll < 0.55 and remaining >= 3:
                 messages += 1
-                deltas = min(remaining - 2, rng.randint(1, 8))
+                # providers stream a delta every few tokens: dozens per message
+                deltas = min(remaining - 2, rng.randint(4, 40))
                 role: ev.MessageRole = "thought" if rng.random() < 0.3 else "assistant"
                 message_id = f"{session_id}-m{messages}"
                 yield ev.MessageStart(message_id=message_id, role=role, **kw)

@@ -43,7 +43,7 @@ class Expectation:
     messages: Mapping[str, tuple[PinnedMessage, ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class Scenario:
     id: str
     title: str

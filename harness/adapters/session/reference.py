@@ -28,7 +28,7 @@ from harness.model.observation import (
 class _Message:
     message_id: str
     role: str
-    parts: list[str] = field(default_factory=list)
+    text: str = ""
     calls: list[AttachedCall] = field(default_factory=list)
 
 
@@ -106,7 +106,7 @@ class ReferenceSessionConsumer:
     def view(self, session: _Session) -> SessionView:
         return SessionView(
             messages=tuple(
-                Message(m.message_id, m.role, "".join(m.parts), tuple(m.calls))  # type: ignore[arg-type]
+                Message(m.message_id, m.role, m.text, tuple(m.calls))  # type: ignore[arg-type]
                 for m in session.messages
             ),
             tool_streams=tuple(
@@ -148,7 +148,7 @@ class ReferenceSessionConsumer:
 
     def on_user_message(self, event: ev.UserMessage) -> None:
         session = self.session(event)
-        message = _Message(event.message_id, "user", [event.text])
+        message = _Message(event.message_id, "user", event.text)
         session.messages.append(message)
         session.by_id[event.message_id] = message
         self.new_interaction(session)
@@ -165,7 +165,7 @@ class ReferenceSessionConsumer:
                 session.held.clear()
 
     def on_message_delta(self, event: ev.MessageDelta) -> None:
-        self.session(event).by_id[event.message_id].parts.append(event.text)
+        self.session(event).by_id[event.message_id].text += event.text
 
     def on_tool_select(self, event: ev.ToolSelect) -> None:
         for call in event.calls:

@@ -1,11 +1,11 @@
 """Every exception the harness raises on purpose.
 
-    HarnessError
-     +-- UsageError            bad command line, configuration or adapter name (exit code 2)
-     +-- ScenarioError         a scenario file is malformed; carries located problems (exit code 2)
-     +-- AdapterError          the adapter under test misbehaved: raised, hung, returned garbage
-     +-- ConformanceFailure    (also an AssertionError) rules were violated; pytest shows it as a
-                               plain test failure
+HarnessError
+ +-- UsageError            bad command line, configuration or adapter name (exit code 2)
+ +-- ScenarioError         a scenario file is malformed; carries located problems (exit code 2)
+ +-- AdapterError          the adapter under test misbehaved: raised, hung, returned garbage
+ +-- ConformanceFailure    (also an AssertionError) rules were violated; pytest shows it as a
+                           plain test failure
 """
 
 from __future__ import annotations

@@ -52,8 +52,8 @@ class BenchResult:
     def lines(self) -> list[str]:
         return [
             f"events={self.events}",
-            f"harness_seconds={self.harness_seconds:.4f}",
-            f"bare_seconds={self.bare_seconds:.4f}",
+            f"harness_seconds={self.harness_seconds:.6f}",
+            f"bare_seconds={self.bare_seconds:.6f}",
             f"events_per_second={self.events_per_second:.0f}",
             f"overhead_ratio={self.overhead_ratio:.3f}",
         ]
@@ -79,7 +79,9 @@ def _timed(run: Callable[[], None]) -> float:
         gc.enable()
 
 
-def run_bench(events: int = 100_000, repeats: int = 7, adapter: str = "session-reference") -> BenchResult:
+def run_bench(
+    events: int = 100_000, repeats: int = 7, adapter: str = "session-reference"
+) -> BenchResult:
     """Replay an ``events``-event trace through the harness and through a bare loop."""
     scenario = bench_scenario(events)
     info = BUNDLED[adapter]
@@ -88,7 +90,9 @@ def run_bench(events: int = 100_000, repeats: int = 7, adapter: str = "session-r
     def harness_run() -> None:
         result = replay(scenario, info, timeout=60.0)
         if result.status != "pass":
-            raise RuntimeError(f"the bench trace did not pass: {result.status} {result.violations[:3]}")
+            raise RuntimeError(
+                f"the bench trace did not pass: {result.status} {result.violations[:3]}"
+            )
 
     def bare_loop() -> None:
         consumer = info.factory()

@@ -13,8 +13,7 @@ _MARK = {"pass": "PASS ", "fail": "FAIL ", "skip": "SKIP ", "error": "ERROR"}
 
 def reproduce_command(result: ScenarioResult) -> str:
     return (
-        f"harness run {shlex.quote(result.scenario.path)} "
-        f"--adapter {shlex.quote(result.adapter)}"
+        f"harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(result.adapter)}"
     )
 
 
@@ -22,12 +21,17 @@ def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> li
     """The events around the violation's event, one line each, the event itself marked."""
     trace = result.scenario.trace
     lines = []
-    lo, hi = max(0, violation.event_index - radius), min(len(trace), violation.event_index + radius + 1)
+    lo, hi = (
+        max(0, violation.event_index - radius),
+        min(len(trace), violation.event_index + radius + 1),
+    )
     for i in range(lo, hi):
         event = trace[i]
         marker = ">" if i == violation.event_index else " "
         detail = _summary(event)
-        lines.append(f"{marker} {i:>6}  line {event.line:<4} {event.kind:<16} {event.session_id}  {detail}")
+        lines.append(
+            f"{marker} {i:>6}  line {event.line:<4} {event.kind:<16} {event.session_id}  {detail}"
+        )
     return lines
 
 
@@ -42,7 +46,9 @@ def _summary(event: object) -> str:
     return ""
 
 
-def render_violation(result: ScenarioResult, violation: Violation, *, with_excerpt: bool = True) -> list[str]:
+def render_violation(
+    result: ScenarioResult, violation: Violation, *, with_excerpt: bool = True
+) -> list[str]:
     out = [
         f"  [{violation.rule}] event {violation.event_index}, "
         f"{result.scenario.path}:{result.line_of(violation)}",

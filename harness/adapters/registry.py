@@ -32,7 +32,11 @@ class AdapterInfo:
 
 
 def _bundled() -> dict[str, AdapterInfo]:
-    out = {"session-reference": AdapterInfo("session-reference", "session", "reference", ReferenceSessionConsumer)}
+    out = {
+        "session-reference": AdapterInfo(
+            "session-reference", "session", "reference", ReferenceSessionConsumer
+        )
+    }
     for name, (cls, bug) in SESSION_MUTANTS.items():
         full = f"session-mutant-{name}"
         out[full] = AdapterInfo(full, "session", "mutant", cls, bug)
@@ -71,4 +75,6 @@ def resolve_adapter(reference: str) -> AdapterInfo:
     if not callable(target):
         raise UsageError(f"{reference} is not callable; it should make an adapter")
     layer = getattr(target, "layers", ("session",))
-    return AdapterInfo(reference, layer[0] if isinstance(layer, tuple) else str(layer), "external", target)
+    return AdapterInfo(
+        reference, layer[0] if isinstance(layer, tuple) else str(layer), "external", target
+    )

@@ -175,9 +175,10 @@ def history_to_events(session_id: str, history: Iterable[HistoryMessage]) -> Ite
                     )
             continue
         pending: list[ToolUseBlock] = []
-        for block in (*message.blocks, None):
-            if isinstance(block, ToolUseBlock):
-                pending.append(block)
+        blocks: tuple[Block | None, ...] = (*message.blocks, None)  # None flushes the last calls
+        for item in blocks:
+            if isinstance(item, ToolUseBlock):
+                pending.append(item)
                 continue
             if pending:
                 done = [u for u in pending if u.id in results]
@@ -191,13 +192,13 @@ def history_to_events(session_id: str, history: Iterable[HistoryMessage]) -> Ite
                         ),
                     )
                 pending = []
-            if isinstance(block, (TextBlock, ThinkingBlock)):
+            if isinstance(item, (TextBlock, ThinkingBlock)):
                 count += 1
                 message_id = f"resumed-{count}"
-                role = "thought" if isinstance(block, ThinkingBlock) else "assistant"
+                role: ev.MessageRole = "thought" if isinstance(item, ThinkingBlock) else "assistant"
                 yield ev.MessageStart(session_id=session_id, message_id=message_id, role=role)
-                if block.text:
+                if item.text:
                     yield ev.MessageDelta(
-                        session_id=session_id, message_id=message_id, text=block.text
+                        session_id=session_id, message_id=message_id, text=item.text
                     )
                 yield ev.MessageEnd(session_id=session_id, message_id=message_id)

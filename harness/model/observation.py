@@ -240,6 +240,8 @@ def coerce_transcript(value: Any) -> Transcript:
         path = f"transcript.updates[{i}]"
         u = _as_mapping(item, path)
         updates.append(
-            MessageUpdate(session_id=_str(u, "session_id", path), message_id=_str(u, "message_id", path))
+            MessageUpdate(
+                session_id=_str(u, "session_id", path), message_id=_str(u, "message_id", path)
+            )
         )
     return Transcript(sessions=sessions, updates=tuple(updates))

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from harness.adapters.protocol import adapter_layers
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.replay._watchdog import Hung, Progress, run_guarded
-from harness.replay.result import ScenarioResult
+from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import AdapterFailure, SessionReplay
 from harness.rules.registry import rules_for
 from harness.scenario.loader import Scenario
@@ -43,7 +43,9 @@ def replay(
         try:
             instance = info.factory()
         except Exception as exc:
-            raise AdapterFailure(-1, f"creating the adapter raised {type(exc).__name__}: {exc}") from exc
+            raise AdapterFailure(
+                -1, f"creating the adapter raised {type(exc).__name__}: {exc}"
+            ) from exc
         layers = adapter_layers(instance)
         if scenario.layer not in layers:
             offered = ", ".join(layers) or "none"
@@ -51,10 +53,12 @@ def replay(
         run.run(instance, progress)
         return None
 
-    def result(status: str, **extra: object) -> ScenarioResult:
+    def result(
+        status: Status, error: str | None = None, skip_reason: str | None = None
+    ) -> ScenarioResult:
+        seconds = time.perf_counter() - started
         return ScenarioResult(
-            scenario, info.name, status, run.violations,  # type: ignore[arg-type]
-            seconds=time.perf_counter() - started, **extra,  # type: ignore[arg-type]
+            scenario, info.name, status, run.violations, error, skip_reason, seconds
         )
 
     try:

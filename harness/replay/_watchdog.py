@@ -33,9 +33,7 @@ class Progress:
 
 class Hung(Exception):
     def __init__(self, progress: Progress, seconds: float) -> None:
-        super().__init__(
-            f"the adapter did not return within {seconds:g}s: {progress.describe()}"
-        )
+        super().__init__(f"the adapter did not return within {seconds:g}s: {progress.describe()}")
         self.index = progress.index
 
 

@@ -48,7 +48,11 @@ def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[Checkpoint]:
         elif kind is ev.InteractionEnd:
             plan.append(Checkpoint(i, f"interaction end of {event.session_id}", False))
         elif kind is ev.Resume:
-            plan.append(Checkpoint(i, f"resume of {event.session_id}", True, resumed_session=event.session_id))
+            plan.append(
+                Checkpoint(
+                    i, f"resume of {event.session_id}", True, resumed_session=event.session_id
+                )
+            )
         elif kind is ev.Checkpoint:
             plan.append(Checkpoint(i, f"checkpoint {event.name}", True))  # type: ignore[attr-defined]
     last = len(trace) - 1
@@ -83,7 +87,9 @@ def prepare(scenario: Scenario) -> Prepared:
             for checkpoint in plan:
                 if checkpoint.full:
                     ledger.placements_at(checkpoint.index)
-            names = {c.index: scenario.trace[c.index].name for c in plan if c.reason.startswith("checkpoint")}  # type: ignore[attr-defined]
+            names = {
+                i: e.name for i, e in enumerate(scenario.trace) if isinstance(e, ev.Checkpoint)
+            }
             prepared = _PREPARED[scenario] = Prepared(plan, ledger, names)
         return prepared
 
@@ -136,7 +142,8 @@ class SessionReplay:
             notes = self._observe_notifications(adapter.notifications, checkpoint, progress)
             transcript = (
                 self._observe_transcript(adapter.transcript, checkpoint, progress)
-                if checkpoint.full else None
+                if checkpoint.full
+                else None
             )
             self.check(checkpoint, notes, transcript)
 
@@ -156,19 +163,30 @@ class SessionReplay:
                     raise
                 except Exception as exc:
                     raise self._raised(exc, "feed()", progress.index) from exc
-                notes = await self._observe_async(adapter.notifications, "notifications()", checkpoint, progress)
+                notes = await self._observe_async(
+                    adapter.notifications, "notifications()", checkpoint, progress
+                )
                 transcript = (
-                    await self._observe_async(adapter.transcript, "transcript()", checkpoint, progress)
-                    if checkpoint.full else None
+                    await self._observe_async(
+                        adapter.transcript, "transcript()", checkpoint, progress
+                    )
+                    if checkpoint.full
+                    else None
                 )
                 self.check(
                     checkpoint,
                     self._coerce(coerce_notifications, notes, checkpoint),
-                    self._coerce(coerce_transcript, transcript, checkpoint) if checkpoint.full else None,
+                    self._coerce(coerce_transcript, transcript, checkpoint)
+                    if checkpoint.full
+                    else None,
                 )
 
         task = loop.create_task(body())
-        progress.on_hang = lambda: loop.call_soon_threadsafe(task.cancel)
+
+        def cancel() -> None:
+            loop.call_soon_threadsafe(task.cancel)
+
+        progress.on_hang = cancel
         try:
             loop.run_until_complete(task)
         finally:
@@ -177,7 +195,9 @@ class SessionReplay:
     def _raised(self, exc: BaseException, what: str, index: int) -> AdapterFailure:
         event = self.trace[index] if 0 <= index < len(self.trace) else None
         where = f" on event {index} ({event.kind}, line {event.line})" if event else ""
-        return AdapterFailure(index, f"the adapter's {what} raised {type(exc).__name__}: {exc}{where}")
+        return AdapterFailure(
+            index, f"the adapter's {what} raised {type(exc).__name__}: {exc}{where}"
+        )
 
     def _call(self, method: Any, what: str, checkpoint: Checkpoint, progress: Progress) -> Any:
         progress.phase, progress.calls = what, progress.calls + 1
@@ -186,7 +206,9 @@ class SessionReplay:
         except Exception as exc:
             raise self._raised(exc, what, checkpoint.index) from exc
 
-    async def _observe_async(self, method: Any, what: str, checkpoint: Checkpoint, progress: Progress) -> Any:
+    async def _observe_async(
+        self, method: Any, what: str, checkpoint: Checkpoint, progress: Progress
+    ) -> Any:
         value = self._call(method, what, checkpoint, progress)
         if inspect.isawaitable(value):
             try:
@@ -207,53 +229,76 @@ class SessionReplay:
                 f"{checkpoint.index} ({checkpoint.reason}): {exc}",
             ) from None
 
-    def _observe_notifications(self, method: Any, checkpoint: Checkpoint, progress: Progress) -> tuple[Notification, ...]:
+    def _observe_notifications(
+        self, method: Any, checkpoint: Checkpoint, progress: Progress
+    ) -> tuple[Notification, ...]:
         value = self._call(method, "notifications()", checkpoint, progress)
         return self._coerce(coerce_notifications, value, checkpoint)  # type: ignore[no-any-return]
 
-    def _observe_transcript(self, method: Any, checkpoint: Checkpoint, progress: Progress) -> Transcript:
+    def _observe_transcript(
+        self, method: Any, checkpoint: Checkpoint, progress: Progress
+    ) -> Transcript:
         value = self._call(method, "transcript()", checkpoint, progress)
         return self._coerce(coerce_transcript, value, checkpoint)  # type: ignore[no-any-return]
 
     # -- checking ----------------------------------------------------------------------------
 
-    def check(self, checkpoint: Checkpoint, notes: tuple[Notification, ...], transcript: Transcript | None) -> None:
+    def check(
+        self, checkpoint: Checkpoint, notes: tuple[Notification, ...], transcript: Transcript | None
+    ) -> None:
         context = SessionCheck(self.ledger, self.trace, checkpoint, notes, transcript)
         for rule in self.rules if checkpoint.full else self.light_rules:
             for violation in rule.check(context):
-                self.found.setdefault((violation.rule, violation.event_index, violation.message), violation)
+                self.found.setdefault(
+                    (violation.rule, violation.event_index, violation.message), violation
+                )
         name = "end" if checkpoint.final else None
         names = {name, self.checkpoint_names.get(checkpoint.index)}
         for expectation in self.scenario.expectations:
             if expectation.at in names and transcript is not None:
                 for violation in pinned(expectation, checkpoint, notes, transcript):
-                    self.found.setdefault((violation.rule, violation.event_index, violation.message), violation)
+                    self.found.setdefault(
+                        (violation.rule, violation.event_index, violation.message), violation
+                    )
 
 
-def pinned(expectation: Expectation, checkpoint: Checkpoint, notes: tuple[Notification, ...], transcript: Transcript) -> Iterator[Violation]:
+def pinned(
+    expectation: Expectation,
+    checkpoint: Checkpoint,
+    notes: tuple[Notification, ...],
+    transcript: Transcript,
+) -> Iterator[Violation]:
     """Compare what the scenario pinned with what the adapter shows."""
     where = f"at {expectation.at!r} (expectation on line {expectation.line})"
     if expectation.notifications is not None:
         shown = sorted((n.session_id, n.tool_call_id, n.status) for n in notes)
         wanted = sorted(expectation.notifications)
         if shown != wanted:
-            yield Violation("expectation", checkpoint.index, f"notifications {where} are {shown}; expected {wanted}")
+            yield Violation(
+                "expectation",
+                checkpoint.index,
+                f"notifications {where} are {shown}; expected {wanted}",
+            )
     for session_id, messages in expectation.messages.items():
         view = transcript.sessions.get(session_id)
         actual = view.messages if view else ()
         if len(actual) != len(messages):
             yield Violation(
-                "expectation", checkpoint.index,
+                "expectation",
+                checkpoint.index,
                 f"session {session_id!r} {where} has {len(actual)} messages; expected {len(messages)}",
             )
             continue
         for i, (want, got) in enumerate(zip(messages, actual, strict=True)):
             calls = tuple(c.id for c in got.tool_calls)
-            if want.role != got.role or (want.text is not None and want.text != got.text) or (
-                want.tool_calls is not None and tuple(want.tool_calls) != calls
+            if (
+                want.role != got.role
+                or (want.text is not None and want.text != got.text)
+                or (want.tool_calls is not None and tuple(want.tool_calls) != calls)
             ):
                 yield Violation(
-                    "expectation", checkpoint.index,
+                    "expectation",
+                    checkpoint.index,
                     f"message {i} of session {session_id!r} {where} is {got.role} {got.text!r} with "
                     f"tool calls {list(calls)}; expected {want.role} {want.text!r} with {list(want.tool_calls or ())}",
                 )

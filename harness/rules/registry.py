@@ -37,7 +37,9 @@ def rule(
 ) -> Callable[[Callable[[Any], Iterable[Violation]]], Callable[[Any], Iterable[Violation]]]:
     """Register a check under a stable id."""
 
-    def register(check: Callable[[Any], Iterable[Violation]]) -> Callable[[Any], Iterable[Violation]]:
+    def register(
+        check: Callable[[Any], Iterable[Violation]],
+    ) -> Callable[[Any], Iterable[Violation]]:
         if rule_id in RULES:
             raise ValueError(f"rule {rule_id!r} is registered twice")
         RULES[rule_id] = Rule(rule_id, layer, statement, source, needs, check)

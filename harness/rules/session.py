@@ -91,7 +91,9 @@ class SessionCheck:
     def notifications_as_expected(self) -> bool:
         """True when exactly the expected notifications show, each once, as expected."""
         if self._notes_as_expected is None:
-            shown = {(n.session_id, n.tool_call_id, n.status, n.tool_name) for n in self.notifications}
+            shown = {
+                (n.session_id, n.tool_call_id, n.status, n.tool_name) for n in self.notifications
+            }
             self._notes_as_expected = len(shown) == len(self.notifications) and shown == (
                 self.ledger.notes_at.get(self.c, frozenset())
             )
@@ -113,7 +115,11 @@ class SessionCheck:
         return self.ledger.pending_at.get(self.c, ())
 
     def where(self, index: int) -> str:
-        return f"event {index} ({self.trace[index].kind})" if 0 <= index < len(self.trace) else "the start"
+        return (
+            f"event {index} ({self.trace[index].kind})"
+            if 0 <= index < len(self.trace)
+            else "the start"
+        )
 
 
 # -- notifications ---------------------------------------------------------------------------
@@ -243,7 +249,9 @@ def _leftovers(c: SessionCheck, reason: str, rule_id: str, what: str) -> Iterato
     statement="Once a session's interaction ends, no notification of that session remains.",
 )
 def cleanup_interaction_end(c: SessionCheck) -> Iterator[Violation]:
-    return _leftovers(c, "interaction_end", "cleanup-interaction-end", "its session's interaction ended")
+    return _leftovers(
+        c, "interaction_end", "cleanup-interaction-end", "its session's interaction ended"
+    )
 
 
 @rule(
@@ -283,7 +291,9 @@ def lost_completion(c: SessionCheck) -> Iterator[Violation]:
 # -- attachment ------------------------------------------------------------------------------
 
 
-def _check_attachment(c: SessionCheck, record: CallRecord, host: str | None, rule_id: str, why: str) -> Iterator[Violation]:
+def _check_attachment(
+    c: SessionCheck, record: CallRecord, host: str | None, rule_id: str, why: str
+) -> Iterator[Violation]:
     places = c.attached.get((record.session_id, record.call_id), [])
     hosts = [p[0] for p in places]
     if host not in hosts:
@@ -335,10 +345,17 @@ def backward_attachment(c: SessionCheck) -> Iterator[Violation]:
         mode, host = record.placement_at(c.c)
         if mode != "backward":
             continue
-        problems = [] if placed else list(
-            _check_attachment(
-                c, record, host, "backward-attachment",
-                "the latest assistant or thought message of its session before the completion",
+        problems = (
+            []
+            if placed
+            else list(
+                _check_attachment(
+                    c,
+                    record,
+                    host,
+                    "backward-attachment",
+                    "the latest assistant or thought message of its session before the completion",
+                )
             )
         )
         yield from problems
@@ -367,7 +384,10 @@ def forward_attachment(c: SessionCheck) -> Iterator[Violation]:
         mode, host = record.placement_at(c.c)
         if mode == "forward":
             yield from _check_attachment(
-                c, record, host, "forward-attachment",
+                c,
+                record,
+                host,
+                "forward-attachment",
                 "the next assistant or thought message of its session (its interaction started with tool calls)",
             )
         elif mode in ("held", "dropped"):

@@ -213,7 +213,9 @@ class SessionLedger:
 
     def _message_delta(self, i: int, event: ev.MessageDelta) -> None:
         if event.parent_session_id is None:
-            self.root_text.setdefault((event.session_id, event.message_id), []).append((i, event.text))
+            self.root_text.setdefault((event.session_id, event.message_id), []).append(
+                (i, event.text)
+            )
 
     def _user_message(self, i: int, event: ev.UserMessage) -> None:
         self._add_message(i, event, "user")
@@ -292,8 +294,11 @@ class SessionLedger:
                 if mode in ("backward", "forward"):
                     result = record.result
                     placed[key] = (
-                        host, record.name, record.input,
-                        result.content if result else None, result.is_error if result else False,
+                        host,
+                        record.name,
+                        record.input,
+                        result.content if result else None,
+                        result.is_error if result else False,
                     )
                     if mode == "backward":
                         updated.add((record.session_id, host))
@@ -338,5 +343,5 @@ def project_history(session_id: str, history: Sequence[object]) -> tuple[Message
                 for r in by_host.get(event.message_id, ())
             )
             text = ledger.text_at((session_id, event.message_id), end) or ""
-            out.append(Message(event.message_id, role, text, calls))  # type: ignore[arg-type]
+            out.append(Message(event.message_id, role, text, calls))
     return tuple(out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Collection
 from typing import Any
 
@@ -16,7 +17,14 @@ class Invalid(Exception):
 class Fields:
     """Reads the fields of one mapping, checking types and unknown keys."""
 
-    def __init__(self, data: Any, where: str, path: str, line: int, problems: list[Problem]):
+    def __init__(
+        self,
+        data: Any,
+        where: builtins.str,
+        path: builtins.str,
+        line: builtins.int,
+        problems: list[Problem],
+    ):
         self.path = path
         self.where = where
         self.problems = problems
@@ -29,14 +37,14 @@ class Fields:
         self.data: LocatedDict = data
         self.line = data.line
 
-    def fail(self, line: int, message: str) -> Invalid:
+    def fail(self, line: builtins.int, message: builtins.str) -> Invalid:
         self.problems.append(Problem(self.path, line, message))
         raise Invalid
 
-    def line_of(self, key: str) -> int:
+    def line_of(self, key: builtins.str) -> builtins.int:
         return self.data.line_of(key)
 
-    def check_keys(self, allowed: Collection[str]) -> None:
+    def check_keys(self, allowed: Collection[builtins.str]) -> None:
         for key in self.data:
             if key not in allowed:
                 known = ", ".join(sorted(allowed)) or "none"
@@ -45,13 +53,13 @@ class Fields:
                     f"unknown field {key!r} in {self.where} (known fields: {known})",
                 )
 
-    def has(self, key: str) -> bool:
+    def has(self, key: builtins.str) -> builtins.bool:
         return key in self.data
 
-    def raw(self, key: str, default: Any = None) -> Any:
+    def raw(self, key: builtins.str, default: Any = None) -> Any:
         return self.data.get(key, default)
 
-    def str(self, key: str, default: str | None = None) -> str:
+    def str(self, key: builtins.str, default: builtins.str | None = None) -> builtins.str:
         if key not in self.data:
             if default is None:
                 self.fail(self.line, f"{self.where} is missing the required field {key!r}")
@@ -63,12 +71,18 @@ class Fields:
             )
         return str(value)
 
-    def optional_str(self, key: str) -> str | None:
+    def optional_str(self, key: builtins.str) -> builtins.str | None:
         if self.data.get(key) is None:
             return None
         return self.str(key)
 
-    def int(self, key: str, default: int | None = None, *, minimum: int | None = None) -> int:
+    def int(
+        self,
+        key: builtins.str,
+        default: builtins.int | None = None,
+        *,
+        minimum: builtins.int | None = None,
+    ) -> builtins.int:
         if key not in self.data:
             if default is None:
                 self.fail(self.line, f"{self.where} is missing the required field {key!r}")
@@ -81,18 +95,23 @@ class Fields:
             )
         if minimum is not None and value < minimum:
             self.fail(self.line_of(key), f"{key!r} in {self.where} must be at least {minimum}")
-        return value
+        return int(value)
 
-    def bool(self, key: str, default: bool) -> bool:
+    def bool(self, key: builtins.str, default: builtins.bool) -> builtins.bool:
         value = self.data.get(key, default)
         if not isinstance(value, bool):
             self.fail(
                 self.line_of(key),
                 f"{key!r} in {self.where} should be true or false, got {_describe(value)}",
             )
-        return value
+        return bool(value)
 
-    def choice(self, key: str, choices: Collection[str], default: str | None = None) -> str:
+    def choice(
+        self,
+        key: builtins.str,
+        choices: Collection[builtins.str],
+        default: builtins.str | None = None,
+    ) -> builtins.str:
         value = self.str(key, default)
         if value not in choices:
             self.fail(
@@ -101,7 +120,7 @@ class Fields:
             )
         return value
 
-    def list(self, key: str, *, required: bool = False) -> LocatedList:
+    def list(self, key: builtins.str, *, required: builtins.bool = False) -> LocatedList:
         if key not in self.data or self.data[key] is None:
             if required:
                 self.fail(self.line, f"{self.where} is missing the required field {key!r}")
@@ -112,17 +131,19 @@ class Fields:
         value = self.data[key]
         if not isinstance(value, LocatedList):
             self.fail(
-                self.line_of(key), f"{key!r} in {self.where} should be a list, got {_describe(value)}"
+                self.line_of(key),
+                f"{key!r} in {self.where} should be a list, got {_describe(value)}",
             )
-        return value
+        return value  # type: ignore[no-any-return]
 
-    def str_list(self, key: str) -> tuple[str, ...]:
+    def str_list(self, key: builtins.str) -> tuple[builtins.str, ...]:
         items = self.list(key)
         out = []
         for i, item in enumerate(items):
             if not isinstance(item, str):
                 self.fail(
-                    items.line_of(i), f"{key!r} in {self.where} should list text, got {_describe(item)}"
+                    items.line_of(i),
+                    f"{key!r} in {self.where} should list text, got {_describe(item)}",
                 )
             out.append(item)
         return tuple(out)

@@ -74,7 +74,7 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _constr
 def load_yaml(text: str, path: str) -> Any:
     """Parse one YAML document; every failure is a ``ScenarioError`` naming file and line."""
     try:
-        documents = list(yaml.load_all(text, Loader=_Loader))  # noqa: S506 - _Loader is safe
+        documents = list(yaml.load_all(text, Loader=_Loader))
     except _DuplicateKey as exc:
         raise ScenarioError([Problem(path, exc.line, exc.message)]) from None
     except yaml.constructor.ConstructorError as exc:

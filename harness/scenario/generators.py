@@ -9,16 +9,40 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
+from typing import Any
 
 from harness.model import session as ev
 
 #: No scenario may expand to more events than this; asking for more is an input error.
 MAX_EVENTS = 1_000_000
 
-_WORDS = (
-    "checking the workspace for the config file then reading the test output and "
-    "summarising what changed in the build before running the delegated task again"
-).split()
+_WORDS = [
+    "checking",
+    "the",
+    "workspace",
+    "for",
+    "the",
+    "config",
+    "file",
+    "then",
+    "reading",
+    "the",
+    "test",
+    "output",
+    "and",
+    "summarising",
+    "what",
+    "changed",
+    "in",
+    "the",
+    "build",
+    "before",
+    "running",
+    "the",
+    "delegated",
+    "task",
+    "again",
+]
 _TOOLS = ("workspace_read", "workspace_grep", "bash_command", "fetch_file", "web_search")
 
 
@@ -51,19 +75,27 @@ def message_events(
 ) -> list[ev.SessionEvent]:
     out: list[ev.SessionEvent] = [
         ev.MessageStart(
-            session_id=session_id, parent_session_id=parent, message_id=message_id, role=role,
+            session_id=session_id,
+            parent_session_id=parent,
+            message_id=message_id,
+            role=role,
             line=line,
         )
     ]
     out.extend(
         ev.MessageDelta(
-            session_id=session_id, parent_session_id=parent, message_id=message_id, text=piece,
+            session_id=session_id,
+            parent_session_id=parent,
+            message_id=message_id,
+            text=piece,
             line=line,
         )
         for piece in split_text(text, chunks)
     )
     out.append(
-        ev.MessageEnd(session_id=session_id, parent_session_id=parent, message_id=message_id, line=line)
+        ev.MessageEnd(
+            session_id=session_id, parent_session_id=parent, message_id=message_id, line=line
+        )
     )
     return out
 
@@ -86,10 +118,12 @@ class _Burst:
     def text(self, words: int) -> str:
         return " ".join(self.rng.choice(_WORDS) for _ in range(words))
 
-    def session(self, session_id: str, parent: str, budget: int, depth: int) -> Iterator[ev.SessionEvent]:
+    def session(
+        self, session_id: str, parent: str, budget: int, depth: int
+    ) -> Iterator[ev.SessionEvent]:
         """Exactly ``budget`` events (at least 4) for one sub-session and its nested ones."""
         line, rng = self.line, self.rng
-        kw = {"session_id": session_id, "parent_session_id": parent, "line": line}
+        kw: dict[str, Any] = {"session_id": session_id, "parent_session_id": parent, "line": line}
         yield ev.SubsessionStart(**kw)
         yield ev.InteractionStart(interaction_id=f"{session_id}-i1", **kw)
         remaining = budget - 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,19 @@ LAYERS = ("session", "driver", "history")
 _IMPLEMENTED_LAYERS = ("session",)
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _TOP_KEYS = (
-    "id", "title", "description", "source", "layer", "tags", "rules", "disable_rules",
-    "seed", "session", "trace", "faults", "expect",
+    "id",
+    "title",
+    "description",
+    "source",
+    "layer",
+    "tags",
+    "rules",
+    "disable_rules",
+    "seed",
+    "session",
+    "trace",
+    "faults",
+    "expect",
 )
 
 
@@ -73,7 +84,9 @@ def load_scenario(path: str | Path) -> Scenario:
     except UnicodeDecodeError:
         raise ScenarioError([Problem(str(path), 1, "the file is not UTF-8 text")]) from None
     except OSError as exc:
-        raise ScenarioError([Problem(str(path), 1, f"cannot read the file: {exc.strerror}")]) from None
+        raise ScenarioError(
+            [Problem(str(path), 1, f"cannot read the file: {exc.strerror}")]
+        ) from None
     return parse_scenario(text, str(path))
 
 
@@ -116,7 +129,11 @@ def load_all(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[Problem]
             continue
         if scenario.id in seen:
             problems.append(
-                Problem(str(path), scenario.line, f"scenario id {scenario.id!r} is also used by {seen[scenario.id]}")
+                Problem(
+                    str(path),
+                    scenario.line,
+                    f"scenario id {scenario.id!r} is also used by {seen[scenario.id]}",
+                )
             )
             continue
         seen[scenario.id] = str(path)
@@ -161,16 +178,25 @@ class _Parser:
         top.check_keys(_TOP_KEYS)
         scenario_id = top.str("id")
         if not _ID.match(scenario_id):
-            top.fail(top.line_of("id"), f"scenario id {scenario_id!r} should be lowercase letters, digits, '.', '_' or '-'")
+            top.fail(
+                top.line_of("id"),
+                f"scenario id {scenario_id!r} should be lowercase letters, digits, '.', '_' or '-'",
+            )
         layer = top.choice("layer", LAYERS)
         if layer not in _IMPLEMENTED_LAYERS:
-            top.fail(top.line_of("layer"), f"the {layer} layer is not available in this version of the harness")
+            top.fail(
+                top.line_of("layer"),
+                f"the {layer} layer is not available in this version of the harness",
+            )
         for key in ("rules", "disable_rules"):
             names = top.str_list(key)
             for i, name in enumerate(names):
                 if name not in RULES:
                     known = ", ".join(sorted(r for r in RULES if RULES[r].layer == layer))
-                    top.fail(top.list(key).line_of(i), f"unknown rule id {name!r} (rules of the {layer} layer: {known})")
+                    top.fail(
+                        top.list(key).line_of(i),
+                        f"unknown rule id {name!r} (rules of the {layer} layer: {known})",
+                    )
         self.seed = top.int("seed", 0)
         self.default_session = top.str("session", "main")
         steps = top.list("trace", required=True)
@@ -179,7 +205,10 @@ class _Parser:
         trace = self.steps(steps, "trace")
         self.check_trace(trace)
         trace = self.faults(top.list("faults"), trace)
-        expectations = tuple(self.expectation(item, top.list("expect"), i) for i, item in enumerate(top.list("expect")))
+        expectations = tuple(
+            self.expectation(item, top.list("expect"), i)
+            for i, item in enumerate(top.list("expect"))
+        )
         self.check_expectations(expectations, trace, top)
         return Scenario(
             id=scenario_id,
@@ -213,14 +242,20 @@ class _Parser:
     def step(self, item: Any, line: int, where: str) -> list[ev.SessionEvent]:
         if not isinstance(item, LocatedDict) or len(item) != 1:
             self.problems.append(
-                Problem(self.path, line, f"each {where} step is a mapping with one key naming the event type, e.g. '- tool_select: {{...}}'")
+                Problem(
+                    self.path,
+                    line,
+                    f"each {where} step is a mapping with one key naming the event type, e.g. '- tool_select: {{...}}'",
+                )
             )
             raise Invalid
-        (name, body), = item.items()
+        ((name, body),) = item.items()
         handler = _STEP_HANDLERS.get(name)
         if handler is None:
             known = ", ".join(sorted(_STEP_HANDLERS))
-            self.problems.append(Problem(self.path, line, f"unknown event type {name!r} (known: {known})"))
+            self.problems.append(
+                Problem(self.path, line, f"unknown event type {name!r} (known: {known})")
+            )
             raise Invalid
         return handler(self, self.fields(body, f"'{name}'", item.line_of(name)))
 
@@ -229,7 +264,10 @@ class _Parser:
         parent = f.optional_str("parent")
         known = self.parents.get(session_id)
         if parent is not None and known is not None and parent != known:
-            f.fail(f.line_of("parent"), f"session {session_id!r} was started with parent {known!r}, not {parent!r}")
+            f.fail(
+                f.line_of("parent"),
+                f"session {session_id!r} was started with parent {known!r}, not {parent!r}",
+            )
         return session_id, parent if parent is not None else known
 
     def base(self, f: Fields, allowed: tuple[str, ...]) -> dict[str, Any]:
@@ -244,18 +282,25 @@ class _Parser:
 
     def arguments(self, f: Fields) -> str:
         if f.has("input") and f.has("arguments"):
-            f.fail(f.line_of("arguments"), "give either 'input' (a value) or 'arguments' (raw JSON text), not both")
+            f.fail(
+                f.line_of("arguments"),
+                "give either 'input' (a value) or 'arguments' (raw JSON text), not both",
+            )
         if f.has("arguments"):
             return f.str("arguments")
         return json.dumps(_plain(f.raw("input", {})))
 
-    def calls(self, f: Fields, *, with_results: bool) -> tuple[list[ev.ToolCall], list[ev.ToolResult]]:
+    def calls(
+        self, f: Fields, *, with_results: bool
+    ) -> tuple[list[ev.ToolCall], list[ev.ToolResult]]:
         items = f.list("calls", required=True)
         if not items:
             f.fail(f.line_of("calls"), f"'calls' in {f.where} is empty")
         calls, results = [], []
         for i, item in enumerate(items):
-            allowed = ("id", "name", "input", "arguments") + (("result", "is_error") if with_results else ())
+            allowed = ("id", "name", "input", "arguments") + (
+                ("result", "is_error") if with_results else ()
+            )
             c = self.fields(item, f"a call in {f.where}", items.line_of(i))
             c.check_keys(allowed)
             call = ev.ToolCall(c.str("id"), c.str("name", ""), self.arguments(c))
@@ -266,7 +311,9 @@ class _Parser:
 
     # Each handler reads one step type and returns its events.
 
-    def _interaction(self, f: Fields, cls: type[ev.InteractionStart] | type[ev.InteractionEnd]) -> list[ev.SessionEvent]:
+    def _interaction(
+        self, f: Fields, cls: type[ev.InteractionStart] | type[ev.InteractionEnd]
+    ) -> list[ev.SessionEvent]:
         base = self.base(f, ("id",))
         return [cls(interaction_id=f.str("id", ""), **base)]
 
@@ -275,11 +322,19 @@ class _Parser:
 
     def _user_message(self, f: Fields) -> list[ev.SessionEvent]:
         base = self.base(f, ("id", "text"))
-        return [ev.UserMessage(message_id=f.str("id", self.auto_id("u")), text=f.str("text"), **base)]
+        return [
+            ev.UserMessage(message_id=f.str("id", self.auto_id("u")), text=f.str("text"), **base)
+        ]
 
     def _message_start(self, f: Fields) -> list[ev.SessionEvent]:
         base = self.base(f, ("id", "role"))
-        return [ev.MessageStart(message_id=f.str("id"), role=f.choice("role", ("assistant", "thought"), "assistant"), **base)]  # type: ignore[arg-type]
+        return [
+            ev.MessageStart(
+                message_id=f.str("id"),
+                role=f.choice("role", ("assistant", "thought"), "assistant"),  # type: ignore[arg-type]
+                **base,
+            )
+        ]
 
     def _message_delta(self, f: Fields) -> list[ev.SessionEvent]:
         base = self.base(f, ("id", "text"))
@@ -304,15 +359,30 @@ class _Parser:
         for i, item in enumerate(items):
             r = self.fields(item, "a result", items.line_of(i))
             r.check_keys(("id", "content", "is_error"))
-            results.append(ev.ToolResult(r.str("id"), r.str("content", ""), r.bool("is_error", False)))
+            results.append(
+                ev.ToolResult(r.str("id"), r.str("content", ""), r.bool("is_error", False))
+            )
         return [ev.ToolCompleted(calls=tuple(calls), results=tuple(results), **base)]
 
     def _tool_stream(self, f: Fields) -> list[ev.SessionEvent]:
-        base = self.base(f, ("call_id", "event_type", "tool_name", "tool_response", "summary", "stream_part", "is_complete"))
+        base = self.base(
+            f,
+            (
+                "call_id",
+                "event_type",
+                "tool_name",
+                "tool_response",
+                "summary",
+                "stream_part",
+                "is_complete",
+            ),
+        )
         return [
             ev.ToolStreamPart(
                 call_id=f.str("call_id"),
-                event_type=f.choice("event_type", ("call", "result", "delegation_call", "delegation_result")),  # type: ignore[arg-type]
+                event_type=f.choice(
+                    "event_type", ("call", "result", "delegation_call", "delegation_result")
+                ),  # type: ignore[arg-type]
                 tool_name=f.str("tool_name"),
                 tool_response=f.str("tool_response", ""),
                 summary=f.str("summary", ""),
@@ -324,11 +394,19 @@ class _Parser:
 
     def _system_message(self, f: Fields) -> list[ev.SessionEvent]:
         base = self.base(f, ("severity", "text"))
-        return [ev.SystemMessage(severity=f.str("severity", "info"), text=f.str("text", ""), **base)]
+        return [
+            ev.SystemMessage(severity=f.str("severity", "info"), text=f.str("text", ""), **base)
+        ]
 
     def _media(self, f: Fields) -> list[ev.SessionEvent]:
         base = self.base(f, ("content_type", "content"))
-        return [ev.Media(content_type=f.str("content_type", "text/html"), content=f.str("content", ""), **base)]
+        return [
+            ev.Media(
+                content_type=f.str("content_type", "text/html"),
+                content=f.str("content", ""),
+                **base,
+            )
+        ]
 
     def _subsession_start(self, f: Fields) -> list[ev.SessionEvent]:
         f.check_keys(("session", "parent"))
@@ -358,7 +436,11 @@ class _Parser:
             return [ev.Resume(history=(), **base)]
         if not isinstance(raw, LocatedList):
             f.fail(f.line_of("history"), "'history' should be 'live' or a list of messages")
-        return [ev.Resume(history=tuple(self.history_message(m, raw, i) for i, m in enumerate(raw)), **base)]
+        return [
+            ev.Resume(
+                history=tuple(self.history_message(m, raw, i) for i, m in enumerate(raw)), **base
+            )
+        ]
 
     def history_message(self, item: Any, items: LocatedList, index: int) -> hist.HistoryMessage:
         m = self.fields(item, "a history message", items.line_of(index))
@@ -383,7 +465,11 @@ class _Parser:
                 out.append(hist.ToolUseBlock(b.str("id"), b.str("name"), self.arguments(b)))
             else:
                 b.check_keys(("type", "tool_use_id", "content", "is_error"))
-                out.append(hist.ToolResultBlock(b.str("tool_use_id"), b.str("content", ""), b.bool("is_error", False)))
+                out.append(
+                    hist.ToolResultBlock(
+                        b.str("tool_use_id"), b.str("content", ""), b.bool("is_error", False)
+                    )
+                )
         return hist.HistoryMessage(role, tuple(out))  # type: ignore[arg-type]
 
     # -- generators --------------------------------------------------------------------------
@@ -394,15 +480,32 @@ class _Parser:
         text = f.str("text", "")
         chunks = f.int("chunks", 0, minimum=1) if f.has("chunks") else None
         out = message_events(
-            session_id, parent, f.str("id", self.auto_id("m")),
+            session_id,
+            parent,
+            f.str("id", self.auto_id("m")),
             f.choice("role", ("assistant", "thought"), "assistant"),  # type: ignore[arg-type]
-            text, chunks, f.line,
+            text,
+            chunks,
+            f.line,
         )
         self.budget.take(len(out), f, "text")
         return out
 
     def _tool(self, f: Fields) -> list[ev.SessionEvent]:
-        f.check_keys(("session", "parent", "id", "name", "input", "arguments", "result", "is_error", "select", "between"))
+        f.check_keys(
+            (
+                "session",
+                "parent",
+                "id",
+                "name",
+                "input",
+                "arguments",
+                "result",
+                "is_error",
+                "select",
+                "between",
+            )
+        )
         session_id, parent = self.session_of(f)
         call = ev.ToolCall(f.str("id"), f.str("name"), self.arguments(f))
         kw = {"session_id": session_id, "parent_session_id": parent, "line": f.line}
@@ -417,7 +520,19 @@ class _Parser:
         return out
 
     def _streamed_result(self, f: Fields) -> list[ev.SessionEvent]:
-        f.check_keys(("session", "parent", "call_id", "tool_name", "delegation", "content", "chunks", "summary", "tool_response"))
+        f.check_keys(
+            (
+                "session",
+                "parent",
+                "call_id",
+                "tool_name",
+                "delegation",
+                "content",
+                "chunks",
+                "summary",
+                "tool_response",
+            )
+        )
         session_id, parent = self.session_of(f)
         kw = {"session_id": session_id, "parent_session_id": parent, "line": f.line}
         delegation = f.bool("delegation", False)
@@ -425,18 +540,26 @@ class _Parser:
         pieces = _split(f.str("content", ""), f.int("chunks", 3, minimum=1))
         out: list[ev.SessionEvent] = [
             ev.ToolStreamPart(
-                call_id=call_id, event_type="delegation_call" if delegation else "call",
-                tool_name=name, tool_response=f"Running {name}", summary=f"-> {name}", **kw,
+                call_id=call_id,
+                event_type="delegation_call" if delegation else "call",
+                tool_name=name,
+                tool_response=f"Running {name}",
+                summary=f"-> {name}",
+                **kw,
             )
         ]
         for i, piece in enumerate(pieces):
             last = i == len(pieces) - 1
             out.append(
                 ev.ToolStreamPart(
-                    call_id=call_id, event_type="delegation_result" if delegation else "result",
-                    tool_name=name, tool_response=f.str("tool_response", "done") if last else "",
-                    summary=f.str("summary", "") if last else "", stream_part=piece,
-                    is_complete=last, **kw,
+                    call_id=call_id,
+                    event_type="delegation_result" if delegation else "result",
+                    tool_name=name,
+                    tool_response=f.str("tool_response", "done") if last else "",
+                    summary=f.str("summary", "") if last else "",
+                    stream_part=piece,
+                    is_complete=last,
+                    **kw,
                 )
             )
         self.budget.take(len(out), f, "chunks")
@@ -488,11 +611,23 @@ class _Parser:
             if isinstance(event, (ev.MessageStart, ev.UserMessage)):
                 key = (event.session_id, event.message_id)
                 if key in started:
-                    self.problems.append(Problem(self.path, event.line, f"message id {event.message_id!r} is used twice in session {event.session_id!r}"))
+                    self.problems.append(
+                        Problem(
+                            self.path,
+                            event.line,
+                            f"message id {event.message_id!r} is used twice in session {event.session_id!r}",
+                        )
+                    )
                 started.add(key)
             elif isinstance(event, (ev.MessageDelta, ev.MessageEnd)):
                 if (event.session_id, event.message_id) not in started:
-                    self.problems.append(Problem(self.path, event.line, f"{event.kind} for message {event.message_id!r}, which was not started in session {event.session_id!r}"))
+                    self.problems.append(
+                        Problem(
+                            self.path,
+                            event.line,
+                            f"{event.kind} for message {event.message_id!r}, which was not started in session {event.session_id!r}",
+                        )
+                    )
             elif isinstance(event, ev.Resume) and not event.history:
                 history = hist.history_from_events(trace[:i], event.session_id)
                 trace[i] = dataclasses.replace(event, history=history)
@@ -501,9 +636,15 @@ class _Parser:
         for i, item in enumerate(items):
             line = items.line_of(i)
             if not isinstance(item, LocatedDict) or len(item) != 1:
-                self.problems.append(Problem(self.path, line, "each fault is a mapping with one key: drop, duplicate or cancel"))
+                self.problems.append(
+                    Problem(
+                        self.path,
+                        line,
+                        "each fault is a mapping with one key: drop, duplicate or cancel",
+                    )
+                )
                 continue
-            (kind, body), = item.items()
+            ((kind, body),) = item.items()
             try:
                 f = self.fields(body, f"the {kind!r} fault", item.line_of(kind))
                 if kind == "drop":
@@ -513,10 +654,14 @@ class _Parser:
                     trace = [e for j, e in enumerate(trace) if j not in gone]
                 elif kind == "duplicate":
                     f.check_keys(("match", "nth", "times"))
-                    hits = set(self.matches(f, trace))
+                    doubled = set(self.matches(f, trace))
                     times = f.int("times", 1, minimum=1)
-                    self.budget.take(len(hits) * times, f, "times")
-                    trace = [c for j, e in enumerate(trace) for c in ([e] * (1 + times if j in hits else 1))]
+                    self.budget.take(len(doubled) * times, f, "times")
+                    trace = [
+                        c
+                        for j, e in enumerate(trace)
+                        for c in ([e] * (1 + times if j in doubled else 1))
+                    ]
                 elif kind == "cancel":
                     f.check_keys(("match", "nth", "then"))
                     hits = self.matches(f, trace)
@@ -538,7 +683,8 @@ class _Parser:
         session_id = m.optional_str("session")
         wanted = m.optional_str("id")
         hits = [
-            j for j, e in enumerate(trace)
+            j
+            for j, e in enumerate(trace)
             if (not kind or e.kind == kind)
             and (session_id is None or e.session_id == session_id)
             and (wanted is None or wanted in _ids(e))
@@ -558,9 +704,7 @@ class _Parser:
         notifications = None
         if e.has("notifications"):
             notes = e.list("notifications")
-            notifications = tuple(
-                self._pinned_note(n, notes, j) for j, n in enumerate(notes)
-            )
+            notifications = tuple(self._pinned_note(n, notes, j) for j, n in enumerate(notes))
         messages: dict[str, tuple[PinnedMessage, ...]] = {}
         if e.has("messages"):
             by_session = e.raw("messages")
@@ -568,25 +712,43 @@ class _Parser:
                 e.fail(e.line_of("messages"), "'messages' maps session ids to lists of messages")
             for session_id in by_session:
                 lst = self.fields(by_session, "'messages'", e.line_of("messages")).list(session_id)
-                messages[str(session_id)] = tuple(self._pinned_message(m, lst, j) for j, m in enumerate(lst))
-        return Expectation(at=e.str("at", "end"), line=e.line, notifications=notifications, messages=messages)
+                messages[str(session_id)] = tuple(
+                    self._pinned_message(m, lst, j) for j, m in enumerate(lst)
+                )
+        return Expectation(
+            at=e.str("at", "end"), line=e.line, notifications=notifications, messages=messages
+        )
 
     def _pinned_note(self, item: Any, items: LocatedList, index: int) -> tuple[str, str, str]:
         n = self.fields(item, "a pinned notification", items.line_of(index))
         n.check_keys(("session", "id", "status"))
-        return (n.str("session", self.default_session), n.str("id"), n.choice("status", ("preparing", "using")))
+        return (
+            n.str("session", self.default_session),
+            n.str("id"),
+            n.choice("status", ("preparing", "using")),
+        )
 
     def _pinned_message(self, item: Any, items: LocatedList, index: int) -> PinnedMessage:
         m = self.fields(item, "a pinned message", items.line_of(index))
         m.check_keys(("role", "text", "tool_calls"))
         calls = m.str_list("tool_calls") if m.has("tool_calls") else None
-        return PinnedMessage(m.choice("role", ("user", "assistant", "thought")), m.optional_str("text"), calls)
+        return PinnedMessage(
+            m.choice("role", ("user", "assistant", "thought")), m.optional_str("text"), calls
+        )
 
-    def check_expectations(self, expectations: tuple[Expectation, ...], trace: list[ev.SessionEvent], top: Fields) -> None:
+    def check_expectations(
+        self, expectations: tuple[Expectation, ...], trace: list[ev.SessionEvent], top: Fields
+    ) -> None:
         names = {e.name for e in trace if isinstance(e, ev.Checkpoint)}
         for expectation in expectations:
             if expectation.at != "end" and expectation.at not in names:
-                self.problems.append(Problem(self.path, expectation.line, f"expectation at {expectation.at!r}: no checkpoint of that name in the trace"))
+                self.problems.append(
+                    Problem(
+                        self.path,
+                        expectation.line,
+                        f"expectation at {expectation.at!r}: no checkpoint of that name in the trace",
+                    )
+                )
 
 
 def _ids(event: ev.SessionEvent) -> tuple[str, ...]:

@@ -24,13 +24,19 @@ def mutant(name: str, bug: str) -> Any:
     return register
 
 
-@mutant("keyed-by-tool-id", "Tool notifications are keyed by tool call id only, so the same id in a sub-session overwrites the parent's.")
+@mutant(
+    "keyed-by-tool-id",
+    "Tool notifications are keyed by tool call id only, so the same id in a sub-session overwrites the parent's.",
+)
 class KeyedByToolId(ReferenceSessionConsumer):
     def note_key(self, session_id: str, call_id: str) -> tuple[str, str]:
         return ("", call_id)
 
 
-@mutant("single-active-tool", "Assumes tool events arrive in sequence: a completion removes the most recently selected tool's notification.")
+@mutant(
+    "single-active-tool",
+    "Assumes tool events arrive in sequence: a completion removes the most recently selected tool's notification.",
+)
 class SingleActiveTool(ReferenceSessionConsumer):
     def __init__(self) -> None:
         super().__init__()
@@ -48,7 +54,10 @@ class SingleActiveTool(ReferenceSessionConsumer):
             self.notes.pop(self.current, None)
 
 
-@mutant("no-cleanup-interaction-end", "Notifications still active when an interaction ends are never cleared.")
+@mutant(
+    "no-cleanup-interaction-end",
+    "Notifications still active when an interaction ends are never cleared.",
+)
 class NoCleanupAtInteractionEnd(ReferenceSessionConsumer):
     def on_interaction_end(self, event: ev.InteractionEnd) -> None:
         self.new_interaction(self.session(event))
@@ -60,7 +69,10 @@ class NoCleanupAtUserTurn(ReferenceSessionConsumer):
         pass
 
 
-@mutant("safety-net-completes-orphans", "The safety net at interaction end turns tools that never completed into completed calls on the last message.")
+@mutant(
+    "safety-net-completes-orphans",
+    "The safety net at interaction end turns tools that never completed into completed calls on the last message.",
+)
 class SafetyNetCompletesOrphans(ReferenceSessionConsumer):
     def on_interaction_end(self, event: ev.InteractionEnd) -> None:
         session = self.session(event)
@@ -71,7 +83,10 @@ class SafetyNetCompletesOrphans(ReferenceSessionConsumer):
         super().on_interaction_end(event)
 
 
-@mutant("attach-at-next-message", "Completed tool calls are attached when the next message is finalized, so they land on the message after the one that made them.")
+@mutant(
+    "attach-at-next-message",
+    "Completed tool calls are attached when the next message is finalized, so they land on the message after the one that made them.",
+)
 class AttachAtNextMessage(ReferenceSessionConsumer):
     def __init__(self) -> None:
         super().__init__()
@@ -86,7 +101,10 @@ class AttachAtNextMessage(ReferenceSessionConsumer):
         self.completed.clear()
 
 
-@mutant("completed-never-cleared", "The list of completed tool calls is never cleared, so every later message inherits the earlier calls.")
+@mutant(
+    "completed-never-cleared",
+    "The list of completed tool calls is never cleared, so every later message inherits the earlier calls.",
+)
 class CompletedNeverCleared(ReferenceSessionConsumer):
     def __init__(self) -> None:
         super().__init__()
@@ -103,7 +121,10 @@ class CompletedNeverCleared(ReferenceSessionConsumer):
         message.calls.extend(c for c in earlier if c not in message.calls)
 
 
-@mutant("no-message-updated", "Tool calls are attached to the earlier message without emitting a message-updated notice, so the UI never refreshes it.")
+@mutant(
+    "no-message-updated",
+    "Tool calls are attached to the earlier message without emitting a message-updated notice, so the UI never refreshes it.",
+)
 class NoMessageUpdated(ReferenceSessionConsumer):
     def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
         before = len(self.updates)
@@ -111,13 +132,19 @@ class NoMessageUpdated(ReferenceSessionConsumer):
         del self.updates[before:]
 
 
-@mutant("thoughts-not-hosts", "Only assistant messages receive tool calls; calls made after a thought land elsewhere.")
+@mutant(
+    "thoughts-not-hosts",
+    "Only assistant messages receive tool calls; calls made after a thought land elsewhere.",
+)
 class ThoughtsNotHosts(ReferenceSessionConsumer):
     def can_host(self, message: _Message) -> bool:
         return message.role == "assistant"
 
 
-@mutant("attach-across-sessions", "The search for the previous message ignores the session, so a sub-session's tool calls attach to the parent's message.")
+@mutant(
+    "attach-across-sessions",
+    "The search for the previous message ignores the session, so a sub-session's tool calls attach to the parent's message.",
+)
 class AttachAcrossSessions(ReferenceSessionConsumer):
     def __init__(self) -> None:
         super().__init__()
@@ -135,7 +162,10 @@ class AttachAcrossSessions(ReferenceSessionConsumer):
         self.updates.append(MessageUpdate(session_id, self.latest.message_id))
 
 
-@mutant("shared-forward-buffer", "Tool calls held for the next message are buffered globally, not per session, so a sub-session's calls attach to the parent's next message.")
+@mutant(
+    "shared-forward-buffer",
+    "Tool calls held for the next message are buffered globally, not per session, so a sub-session's calls attach to the parent's next message.",
+)
 class SharedForwardBuffer(ReferenceSessionConsumer):
     def __init__(self) -> None:
         super().__init__()
@@ -153,14 +183,19 @@ class SharedForwardBuffer(ReferenceSessionConsumer):
         self.shared.clear()
 
 
-@mutant("duplicate-completion-attached", "A repeated tool completion event is attached a second time.")
+@mutant(
+    "duplicate-completion-attached", "A repeated tool completion event is attached a second time."
+)
 class DuplicateCompletionAttached(ReferenceSessionConsumer):
     def on_tool_completed(self, event: ev.ToolCompleted) -> None:
         self.session(event).attached.clear()
         super().on_tool_completed(event)
 
 
-@mutant("subsession-into-parent", "Events are routed by the user's main session instead of their own session id, so sub-session messages land in the parent's transcript.")
+@mutant(
+    "subsession-into-parent",
+    "Events are routed by the user's main session instead of their own session id, so sub-session messages land in the parent's transcript.",
+)
 class SubsessionIntoParent(ReferenceSessionConsumer):
     def __init__(self) -> None:
         super().__init__()
@@ -178,7 +213,10 @@ class SubsessionIntoParent(ReferenceSessionConsumer):
         return session
 
 
-@mutant("resume-skips-tool-calls", "Resuming a session skips regular tool calls ('skip for now'), so they vanish from the rebuilt transcript.")
+@mutant(
+    "resume-skips-tool-calls",
+    "Resuming a session skips regular tool calls ('skip for now'), so they vanish from the rebuilt transcript.",
+)
 class ResumeSkipsToolCalls(ReferenceSessionConsumer):
     def resumable(self, event: ev.Resume) -> tuple[Any, ...]:
         return tuple(
@@ -187,7 +225,10 @@ class ResumeSkipsToolCalls(ReferenceSessionConsumer):
         )
 
 
-@mutant("stream-parts-replaced", "Each streamed tool result part replaces the content instead of being appended to it.")
+@mutant(
+    "stream-parts-replaced",
+    "Each streamed tool result part replaces the content instead of being appended to it.",
+)
 class StreamPartsReplaced(ReferenceSessionConsumer):
     def on_tool_stream(self, event: ev.ToolStreamPart) -> None:
         super().on_tool_stream(event)
@@ -196,7 +237,10 @@ class StreamPartsReplaced(ReferenceSessionConsumer):
             stream.parts[:] = [event.stream_part]
 
 
-@mutant("summary-kept-first", "The first summary of a streamed tool result is kept; later summaries are ignored.")
+@mutant(
+    "summary-kept-first",
+    "The first summary of a streamed tool result is kept; later summaries are ignored.",
+)
 class SummaryKeptFirst(ReferenceSessionConsumer):
     def on_tool_stream(self, event: ev.ToolStreamPart) -> None:
         stream = self.session(event).streams.get(event.call_id)
@@ -206,7 +250,10 @@ class SummaryKeptFirst(ReferenceSessionConsumer):
             self.session(event).streams[event.call_id].summary = first
 
 
-@mutant("delegation-split-entries", "A delegation's result is tracked as a new entry instead of updating its call's entry.")
+@mutant(
+    "delegation-split-entries",
+    "A delegation's result is tracked as a new entry instead of updating its call's entry.",
+)
 class DelegationSplitEntries(ReferenceSessionConsumer):
     def on_tool_stream(self, event: ev.ToolStreamPart) -> None:
         if event.event_type != "delegation_result":

@@ -111,8 +111,13 @@ class ReferenceSessionConsumer:
             ),
             tool_streams=tuple(
                 ToolStream(
-                    s.call_id, s.event_type, s.tool_name, s.tool_response, s.summary,
-                    "".join(s.parts), s.is_complete,
+                    s.call_id,
+                    s.event_type,
+                    s.tool_name,
+                    s.tool_response,
+                    s.summary,
+                    "".join(s.parts),
+                    s.is_complete,
                 )
                 for s in session.streams.values()
             ),
@@ -211,7 +216,9 @@ class ReferenceSessionConsumer:
         streams = self.session(event).streams
         stream = streams.get(event.call_id)
         if stream is None:
-            stream = streams[event.call_id] = _Stream(event.call_id, event.event_type, event.tool_name)
+            stream = streams[event.call_id] = _Stream(
+                event.call_id, event.event_type, event.tool_name
+            )
         stream.event_type = event.event_type
         stream.tool_name = event.tool_name or stream.tool_name
         stream.tool_response = event.tool_response or stream.tool_response

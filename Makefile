@@ -1,0 +1,34 @@
+# Two commands on a fresh machine with Python 3.11 and make:
+#   make demo   the built-in scenario library against every bundled adapter
+#   make test   the whole test suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/harness demo
+
+# pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
+test: $(STAMP)
+	@$(BIN)/python -m pytest; status=$$?; \
+	if [ $$status -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; \
+	exit $$status
+
+lint: $(STAMP)
+	$(BIN)/ruff check harness tests
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/harness bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

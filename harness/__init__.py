@@ -1,0 +1,68 @@
+"""Record/replay conformance harness for code that consumes streaming agent event streams.
+
+>>> from harness import load_scenario, replay
+>>> result = replay(load_scenario("scenarios/session/backward-attachment-basic.yaml"), "session-reference")
+>>> result.status
+'pass'
+"""
+
+from harness._errors import (
+    AdapterError,
+    ConformanceFailure,
+    HarnessError,
+    Problem,
+    ScenarioError,
+    UsageError,
+)
+from harness.adapters import (
+    BUNDLED,
+    AdapterInfo,
+    ReferenceSessionConsumer,
+    SessionAdapter,
+    resolve_adapter,
+)
+from harness.model.observation import (
+    AttachedCall,
+    Message,
+    MessageUpdate,
+    Notification,
+    SessionView,
+    ToolStream,
+    Transcript,
+)
+from harness.replay import DEFAULT_TIMEOUT, ScenarioResult, replay
+from harness.rules import RULES, Rule, Violation
+from harness.scenario import MAX_EVENTS, Scenario, discover, load_all, load_scenario, parse_scenario
+
+__all__ = [
+    "BUNDLED",
+    "DEFAULT_TIMEOUT",
+    "MAX_EVENTS",
+    "RULES",
+    "AdapterError",
+    "AdapterInfo",
+    "AttachedCall",
+    "ConformanceFailure",
+    "HarnessError",
+    "Message",
+    "MessageUpdate",
+    "Notification",
+    "Problem",
+    "ReferenceSessionConsumer",
+    "Rule",
+    "Scenario",
+    "ScenarioError",
+    "ScenarioResult",
+    "SessionAdapter",
+    "SessionView",
+    "ToolStream",
+    "Transcript",
+    "UsageError",
+    "Violation",
+    "discover",
+    "load_all",
+    "load_scenario",
+    "parse_scenario",
+    "replay",
+    "resolve_adapter",
+]

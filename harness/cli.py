@@ -1,0 +1,209 @@
+"""The ``harness`` command: a thin shell over the library.
+
+Exit codes: 0 everything passed, 1 a rule was violated (or an adapter misbehaved), 2 the command
+line or an input file is wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from harness._errors import HarnessError, Problem, ScenarioError, UsageError
+from harness.scenario.loader import Scenario
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"harness: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="harness", description="Conformance harness for streaming agent event consumers."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = sub.add_parser("run", help="replay scenarios against an adapter")
+    run.add_argument(
+        "paths", nargs="+", metavar="PATH", help="scenario files or folders (searched recursively)"
+    )
+    run.add_argument("--adapter", required=True, help="a bundled adapter's name or MODULE:FACTORY")
+    run.add_argument("--format", choices=("table", "json"), default="table")
+    run.add_argument(
+        "--rule", action="append", default=[], metavar="ID", help="check only these rules"
+    )
+    run.add_argument(
+        "--skip-rule", action="append", default=[], metavar="ID", help="do not check these rules"
+    )
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="time limit for one adapter call (default 10)",
+    )
+
+    validate = sub.add_parser("validate", help="check scenario files")
+    validate.add_argument("paths", nargs="+", metavar="PATH")
+
+    adapters = sub.add_parser("adapters", help="list the bundled adapters")
+    adapters.add_argument("--format", choices=("table", "json"), default="table")
+
+    rules = sub.add_parser("rules", help="list the conformance rules")
+    rules.add_argument("--format", choices=("table", "json"), default="table")
+
+    bench = sub.add_parser("bench", help="measure the harness's overhead on a long session trace")
+    bench.add_argument("--events", type=int, default=100_000)
+
+    demo = sub.add_parser("demo", help="the built-in library against every bundled adapter")
+    demo.add_argument(
+        "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(_COMMANDS[args.command](args))
+    except ScenarioError as exc:
+        _print_problems(exc.problems)
+        return EXIT_USAGE
+    except UsageError as exc:
+        print(f"harness: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except HarnessError as exc:
+        print(f"harness: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+
+
+def _print_problems(problems: Sequence[Problem]) -> None:
+    for problem in problems:
+        print(f"{problem.path}:{problem.line}: error: {problem.message}", file=sys.stderr)
+
+
+def _load(paths: Sequence[str]) -> list[Scenario]:
+    from harness.scenario.loader import load_all
+
+    scenarios, problems = load_all(paths)
+    if problems:
+        raise ScenarioError(problems)
+    if not scenarios:
+        raise UsageError(f"no scenario files (*.yaml, *.yml) under {', '.join(paths)}")
+    return scenarios
+
+
+def _check_rule_ids(ids: Sequence[str]) -> None:
+    from harness.rules import RULES
+
+    for rule_id in ids:
+        if rule_id not in RULES:
+            raise UsageError(f"unknown rule id {rule_id!r}; `harness rules` lists them")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from harness.adapters.registry import resolve_adapter
+    from harness.replay import DEFAULT_TIMEOUT, replay
+    from harness.report import render_table
+
+    _check_rule_ids([*args.rule, *args.skip_rule])
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    adapter = resolve_adapter(args.adapter)
+    scenarios = _load(args.paths)
+    results = [
+        replay(
+            s,
+            adapter,
+            timeout=args.timeout or DEFAULT_TIMEOUT,
+            only_rules=args.rule,
+            skip_rules=args.skip_rule,
+        )
+        for s in scenarios
+    ]
+    if args.format == "json":
+        print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
+    else:
+        print(render_table(results))
+    return EXIT_FAILED if any(r.status in ("fail", "error") for r in results) else EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    scenarios = _load(args.paths)
+    events = sum(len(s.trace) for s in scenarios)
+    print(f"{len(scenarios)} scenarios valid ({events:,} events after expansion)")
+    return EXIT_OK
+
+
+def cmd_adapters(args: argparse.Namespace) -> int:
+    from harness.adapters.registry import BUNDLED
+
+    if args.format == "json":
+        print(json.dumps([a.to_json() for a in BUNDLED.values()], indent=2))
+        return EXIT_OK
+    width = max(len(name) for name in BUNDLED)
+    for info in BUNDLED.values():
+        print(f"{info.name:<{width}}  {info.layer:<8} {info.kind:<9} {info.bug or ''}")
+    return EXIT_OK
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from harness.rules import RULES
+
+    if args.format == "json":
+        print(
+            json.dumps(
+                [
+                    {"id": r.id, "layer": r.layer, "statement": r.statement, "source": r.source}
+                    for r in RULES.values()
+                ],
+                indent=2,
+            )
+        )
+        return EXIT_OK
+    for r in RULES.values():
+        print(f"{r.id}  [{r.layer}]  {r.statement}  ({r.source})")
+    return EXIT_OK
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from harness.bench import run_bench
+    from harness.scenario.generators import MAX_EVENTS
+
+    if not 100 <= args.events <= MAX_EVENTS:
+        raise UsageError(f"--events must be between 100 and {MAX_EVENTS:,}, got {args.events:,}")
+    print("\n".join(run_bench(args.events).lines()))
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from harness.demo import render_matrix, run_matrix
+    from harness.library import library_path
+
+    scenarios = _load(args.paths or [str(library_path())])
+    rows = run_matrix(scenarios)
+    print(render_matrix(rows))
+    return EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED
+
+
+_COMMANDS = {
+    "run": cmd_run,
+    "validate": cmd_validate,
+    "adapters": cmd_adapters,
+    "rules": cmd_rules,
+    "bench": cmd_bench,
+    "demo": cmd_demo,
+}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""The conformance matrix: every bundled adapter against the scenario library, at a glance."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness.adapters.registry import BUNDLED, AdapterInfo
+from harness.replay import replay
+from harness.replay.result import ScenarioResult
+from harness.scenario.loader import Scenario
+
+
+@dataclass(frozen=True)
+class Row:
+    adapter: AdapterInfo
+    results: tuple[ScenarioResult, ...]
+
+    @property
+    def failed(self) -> tuple[ScenarioResult, ...]:
+        return tuple(r for r in self.results if r.status in ("fail", "error"))
+
+    @property
+    def caught_by(self) -> tuple[str, ...]:
+        return tuple(sorted({rule for r in self.results for rule in r.rules_broken}))
+
+    @property
+    def ok(self) -> bool:
+        if self.adapter.kind == "reference":
+            return not self.failed
+        return any(r.status == "fail" for r in self.results)
+
+
+def run_matrix(
+    scenarios: Sequence[Scenario], adapters: Sequence[AdapterInfo] | None = None
+) -> list[Row]:
+    adapters = list(BUNDLED.values()) if adapters is None else list(adapters)
+    rows = []
+    for adapter in adapters:
+        mine = [s for s in scenarios if s.layer == adapter.layer]
+        rows.append(Row(adapter, tuple(replay(s, adapter) for s in mine)))
+    return rows
+
+
+def render_matrix(rows: Sequence[Row]) -> str:
+    width = max(len(r.adapter.name) for r in rows)
+    lines = []
+    for layer in dict.fromkeys(r.adapter.layer for r in rows):
+        layer_rows = [r for r in rows if r.adapter.layer == layer]
+        count = len(layer_rows[0].results)
+        lines.append(f"{layer} layer: {count} scenarios x {len(layer_rows)} adapters")
+        lines.append("")
+        lines.append(f"  {'adapter':<{width}}  {'failed':>8}  verdict")
+        for row in layer_rows:
+            failed = f"{len(row.failed)}/{len(row.results)}"
+            if row.adapter.kind == "reference":
+                verdict = "ok, passes every scenario" if row.ok else "BROKEN: the reference fails"
+            elif row.ok:
+                verdict = "caught by " + ", ".join(row.caught_by)
+            else:
+                verdict = "NOT CAUGHT: no scenario detects this bug"
+            mark = "ok " if row.ok else "!! "
+            lines.append(f"{mark}{row.adapter.name:<{width}}  {failed:>8}  {verdict}")
+            if row.adapter.bug:
+                lines.append(f"   {'':<{width}}            bug: {row.adapter.bug}")
+            if row.adapter.kind == "reference" and not row.ok:
+                for result in row.failed:
+                    lines.append(
+                        f"   {'':<{width}}            fails {result.scenario.id}: {result.error or ', '.join(result.rules_broken)}"
+                    )
+        lines.append("")
+    mutants = [r for r in rows if r.adapter.kind == "mutant"]
+    caught = sum(r.ok for r in mutants)
+    references = [r for r in rows if r.adapter.kind == "reference"]
+    lines.append(
+        f"{sum(r.ok for r in references)}/{len(references)} reference adapters pass everything; "
+        f"{caught}/{len(mutants)} mutants caught"
+    )
+    return "\n".join(lines)

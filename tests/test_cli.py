@@ -1,0 +1,159 @@
+"""The command line: output formats and exit codes (0 pass, 1 violated, 2 usage or input)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.adapters.registry import BUNDLED
+from harness.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+BASIC = str(ROOT / "scenarios" / "session" / "backward-attachment-basic.yaml")
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_passes_with_exit_0(capsys):
+    code, out, _ = run_cli(capsys, "run", BASIC, "--adapter", "session-reference")
+    assert code == 0
+    assert out.splitlines()[0].startswith("PASS  backward-attachment-basic  [session-reference]")
+    assert out.splitlines()[-1] == "1 scenarios: 1 passed, 0 failed, 0 errors, 0 skipped"
+
+
+def test_run_json_document_for_a_violation(capsys):
+    code, out, _ = run_cli(
+        capsys, "run", BASIC, "--adapter", "session-mutant-no-message-updated", "--format", "json"
+    )
+    assert code == 1
+    document = json.loads(out)
+    (result,) = document["results"]
+    assert (result["scenario"], result["adapter"], result["status"]) == (
+        "backward-attachment-basic",
+        "session-mutant-no-message-updated",
+        "fail",
+    )
+    (violation,) = result["violations"]
+    assert violation["rule"] == "backward-attachment"
+    assert isinstance(violation["event_index"], int) and "message updated" in violation["message"]
+
+
+def test_table_failure_shows_rule_line_excerpt_and_reproduce_command(capsys):
+    code, out, _ = run_cli(
+        capsys, "run", BASIC, "--adapter", "session-mutant-attach-at-next-message"
+    )
+    assert code == 1
+    assert "[backward-attachment] event" in out
+    assert f"{BASIC}:15" in out  # the tool step
+    assert ">" in out and "tool_completed" in out
+    assert f"reproduce: harness run {BASIC} --adapter session-mutant-attach-at-next-message" in out
+
+
+def test_rule_selection_by_id(capsys):
+    code, _, _ = run_cli(
+        capsys,
+        "run",
+        BASIC,
+        "--adapter",
+        "session-mutant-no-message-updated",
+        "--skip-rule",
+        "backward-attachment",
+    )
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["run", BASIC, "--adapter", "nope"], "unknown adapter 'nope'"),
+        (
+            ["run", BASIC, "--adapter", "session-reference", "--rule", "no-such-rule"],
+            "unknown rule id 'no-such-rule'",
+        ),
+        (
+            ["run", "/no/such/path.yaml", "--adapter", "session-reference"],
+            "/no/such/path.yaml:1: error: no such file",
+        ),
+        (["bench", "--events", "5000000000"], "--events must be between"),
+    ],
+)
+def test_usage_errors_exit_2(capsys, argv, words):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert words in err
+
+
+def test_missing_adapter_option_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["run", BASIC])
+    assert exc.value.code == 2
+
+
+def test_run_on_an_empty_folder_is_an_input_error(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "run", str(tmp_path), "--adapter", "session-reference")
+    assert code == 2 and "no scenario files" in err
+
+
+def test_adapters_json_lists_every_bundled_adapter(capsys):
+    code, out, _ = run_cli(capsys, "adapters", "--format", "json")
+    listed = json.loads(out)
+    assert code == 0
+    assert [a["name"] for a in listed] == list(BUNDLED)
+    for entry in listed:
+        assert entry["layer"] in ("session", "driver", "history")
+        assert entry["kind"] in ("reference", "mutant")
+        assert ("bug" in entry) == (entry["kind"] == "mutant")
+        if entry["kind"] == "mutant":
+            assert entry["bug"].endswith(".")
+
+
+def test_validate_reports_count(capsys):
+    code, out, _ = run_cli(capsys, "validate", BASIC)
+    assert code == 0 and out.startswith("1 scenarios valid")
+
+
+def test_bench_prints_the_five_figures(capsys):
+    code, out, _ = run_cli(capsys, "bench", "--events", "2000")
+    assert code == 0
+    names = [line.split("=", 1)[0] for line in out.splitlines()]
+    assert names == [
+        "events",
+        "harness_seconds",
+        "bare_seconds",
+        "events_per_second",
+        "overhead_ratio",
+    ]
+    figures = dict(line.split("=", 1) for line in out.splitlines())
+    assert int(figures["events"]) >= 2000
+    ratio = float(figures["harness_seconds"]) / float(figures["bare_seconds"])
+    assert ratio == pytest.approx(float(figures["overhead_ratio"]), rel=0.01)
+
+
+def test_python_dash_m_entry_point():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "run",
+            BASIC,
+            "--adapter",
+            "session-reference",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"][0]["status"] == "pass"

@@ -281,10 +281,20 @@ def lost_completion(c: SessionCheck) -> Iterator[Violation]:
         _, _, index = record.status_at(c.c)
         message_id, call = places[0]
         shown = f" with the result {call.result!r}" if call.result is not None else ""
+        if record.completed_index > c.c:
+            state = f"has not completed yet (its completion is event {record.completed_index})"
+        else:
+            state = "never completed"
+        hint = ""
+        for owner in sorted(c.ledger.sessions_using(record.call_id, c.c) - {record.session_id}):
+            other = c.ledger.calls[(owner, record.call_id)]
+            if other.completed_by(c.c) and other.result and other.result.content == call.result:
+                hint = f"; that is the result of session {owner!r}'s call with the same id"
+                break
         yield Violation(
             "lost-completion",
             index,
-            f"{record.label} never completed, but message {message_id!r} shows it{shown}",
+            f"{record.label} {state}, but message {message_id!r} shows it{shown}{hint}",
         )
 
 
@@ -534,7 +544,7 @@ def subsession_isolation(c: SessionCheck) -> Iterator[Violation]:
     ledger = c.ledger
     placed = c.attachments_as_expected
     for session_id, view in c.transcript.sessions.items():
-        resumed = session_id in ledger.resumes
+        resumed = any(r <= c.c for r in ledger.resumes.get(session_id, ()))
         if placed and c.checkpoint.final and not resumed and not ledger.is_root(session_id):
             shown = {m.message_id for m in view.messages}
             if shown <= ledger.session_messages.get(session_id, set()):
@@ -542,8 +552,8 @@ def subsession_isolation(c: SessionCheck) -> Iterator[Violation]:
         for message in view.messages:
             key = (session_id, message.message_id or "")
             if ledger.live_message(key, c.c) is None:
-                if resumed:
-                    continue  # rebuilt from history: ids are the adapter's own
+                # another session's message, or one rebuilt from history (whose id is the
+                # adapter's own and matches no message of another session)
                 yield from _foreign_message(c, session_id, message)
                 continue
             text = ledger.text_at(key, c.c) if ledger.is_root(session_id) else None

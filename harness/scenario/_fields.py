@@ -37,6 +37,10 @@ class Fields:
         self.data: LocatedDict = data
         self.line = data.line
 
+    def note(self, line: builtins.int, message: builtins.str) -> None:
+        """Record a problem that does not stop reading this item."""
+        self.problems.append(Problem(self.path, line, message))
+
     def fail(self, line: builtins.int, message: builtins.str) -> Invalid:
         self.problems.append(Problem(self.path, line, message))
         raise Invalid
@@ -45,10 +49,11 @@ class Fields:
         return self.data.line_of(key)
 
     def check_keys(self, allowed: Collection[builtins.str]) -> None:
+        """Record every unknown key; reading goes on, so later problems are reported too."""
+        known = ", ".join(sorted(allowed)) or "none"
         for key in self.data:
             if key not in allowed:
-                known = ", ".join(sorted(allowed)) or "none"
-                self.fail(
+                self.note(
                     self.data.line_of(key),
                     f"unknown field {key!r} in {self.where} (known fields: {known})",
                 )

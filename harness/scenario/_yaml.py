@@ -38,12 +38,12 @@ class _Loader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
-    loader.flatten_mapping(node)
-    mapping = LocatedDict()
-    mapping.line = node.start_mark.line + 1
-    mapping.value_lines = {}
+    # Duplicates among the mapping's own keys are errors; keys merged in with '<<' may be
+    # overridden by its own keys, as YAML specifies (flatten_mapping puts merged keys first).
     first_seen: dict[Any, int] = {}
-    for key_node, value_node in node.value:
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue
         key = loader.construct_object(key_node, deep=True)
         key_line = key_node.start_mark.line + 1
         try:
@@ -55,6 +55,12 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
                 key_line, f"duplicate key {key!r} (first given at line {first_seen[key]})"
             )
         first_seen[key] = key_line
+    loader.flatten_mapping(node)
+    mapping = LocatedDict()
+    mapping.line = node.start_mark.line + 1
+    mapping.value_lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
         mapping[key] = loader.construct_object(value_node, deep=True)
         mapping.value_lines[key] = value_node.start_mark.line + 1
     return mapping
@@ -71,10 +77,56 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 
 
+#: A document may not stand for more values than this once its aliases are expanded.
+MAX_NODES = 2_000_000
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many values ``node`` stands for with every alias expanded (linear: memoised)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = 1  # a recursive alias counts once instead of looping
+    total = 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            total += _expanded_size(key, sizes) + _expanded_size(value, sizes)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            total += _expanded_size(item, sizes)
+    sizes[id(node)] = total
+    return total
+
+
+def _load_documents(text: str, path: str) -> list[Any]:
+    loader = _Loader(text)
+    try:
+        documents = []
+        while loader.check_node():
+            node = loader.get_node()
+            assert node is not None  # check_node() said there is one
+            size = _expanded_size(node, {})
+            if size > MAX_NODES:
+                raise ScenarioError(
+                    [
+                        Problem(
+                            path,
+                            node.start_mark.line + 1,
+                            f"with its aliases expanded this document holds {size:,} values, "
+                            f"more than the {MAX_NODES:,} a scenario may; use a generator instead",
+                        )
+                    ]
+                )
+            documents.append(loader.construct_document(node))
+        return documents
+    finally:
+        loader.dispose()
+
+
 def load_yaml(text: str, path: str) -> Any:
     """Parse one YAML document; every failure is a ``ScenarioError`` naming file and line."""
     try:
-        documents = list(yaml.load_all(text, Loader=_Loader))
+        documents = _load_documents(text, path)
     except _DuplicateKey as exc:
         raise ScenarioError([Problem(path, exc.line, exc.message)]) from None
     except yaml.constructor.ConstructorError as exc:

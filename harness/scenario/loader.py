@@ -80,12 +80,17 @@ def load_scenario(path: str | Path) -> Scenario:
     """Load one scenario file; raises ``ScenarioError`` listing every located problem."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ScenarioError([Problem(str(path), 1, "the file is not UTF-8 text")]) from None
+        raw = path.read_bytes()
     except OSError as exc:
         raise ScenarioError(
             [Problem(str(path), 1, f"cannot read the file: {exc.strerror}")]
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ScenarioError(
+            [Problem(str(path), line, f"the file is not UTF-8 text (byte {raw[exc.start]:#04x})")]
         ) from None
     return parse_scenario(text, str(path))
 
@@ -176,9 +181,11 @@ class _Parser:
 
         top = self.fields(data, "the scenario", 1)
         top.check_keys(_TOP_KEYS)
-        scenario_id = top.str("id")
-        if not _ID.match(scenario_id):
-            top.fail(
+        scenario_id = top.str("id", "")
+        if not scenario_id:
+            top.note(top.line, "the scenario is missing the required field 'id'")
+        elif not _ID.match(scenario_id):
+            top.note(
                 top.line_of("id"),
                 f"scenario id {scenario_id!r} should be lowercase letters, digits, '.', '_' or '-'",
             )
@@ -193,7 +200,7 @@ class _Parser:
             for i, name in enumerate(names):
                 if name not in RULES:
                     known = ", ".join(sorted(r for r in RULES if RULES[r].layer == layer))
-                    top.fail(
+                    top.note(
                         top.list(key).line_of(i),
                         f"unknown rule id {name!r} (rules of the {layer} layer: {known})",
                     )

@@ -1,0 +1,95 @@
+"""The self-test: the reference passes every scenario, and every mutant is caught by name.
+
+A mutant that no scenario catches is a hole in the scenario library; a rule that no mutant
+needs is suspect. Both fail this suite.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from conftest import LIBRARY
+from harness.adapters.registry import BUNDLED
+from harness.replay import ScenarioResult, replay
+from harness.rules import RULES
+from harness.scenario import load_all
+
+SCENARIOS, _PROBLEMS = load_all([LIBRARY])
+REFERENCES = [a for a in BUNDLED.values() if a.kind == "reference"]
+MUTANTS = [a for a in BUNDLED.values() if a.kind == "mutant"]
+
+#: mutant -> the rules that must be among those catching it (the rules its bug breaks)
+CAUGHT_BY = {
+    "session-mutant-keyed-by-tool-id": {"session-keyed-tracking"},
+    "session-mutant-single-active-tool": {"notification-lifecycle"},
+    "session-mutant-no-cleanup-interaction-end": {"cleanup-interaction-end"},
+    "session-mutant-no-cleanup-user-turn": {"cleanup-user-turn"},
+    "session-mutant-safety-net-completes-orphans": {"lost-completion"},
+    "session-mutant-attach-at-next-message": {"backward-attachment"},
+    "session-mutant-completed-never-cleared": {"exactly-once"},
+    "session-mutant-no-message-updated": {"backward-attachment"},
+    "session-mutant-thoughts-not-hosts": {"backward-attachment", "forward-attachment"},
+    "session-mutant-attach-across-sessions": {"backward-attachment", "subsession-isolation"},
+    "session-mutant-shared-forward-buffer": {"forward-attachment", "subsession-isolation"},
+    "session-mutant-duplicate-completion-attached": {"exactly-once"},
+    "session-mutant-subsession-into-parent": {"subsession-isolation"},
+    "session-mutant-resume-skips-tool-calls": {"resume-equivalence"},
+    "session-mutant-stream-parts-replaced": {"streamed-tool-results"},
+    "session-mutant-summary-kept-first": {"streamed-tool-results"},
+    "session-mutant-delegation-split-entries": {"streamed-tool-results"},
+}
+
+
+@cache
+def results_for(adapter_name: str) -> tuple[ScenarioResult, ...]:
+    adapter = BUNDLED[adapter_name]
+    return tuple(replay(s, adapter) for s in SCENARIOS if s.layer == adapter.layer)
+
+
+def test_the_library_loads_and_is_large_enough():
+    assert not _PROBLEMS, "\n".join(map(str, _PROBLEMS))
+    assert len([s for s in SCENARIOS if s.layer == "session"]) >= 25
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
+@pytest.mark.parametrize("reference", REFERENCES, ids=lambda a: a.name)
+def test_reference_passes(reference, scenario):
+    if scenario.layer != reference.layer:
+        pytest.skip(f"{reference.name} is a {reference.layer} adapter")
+    result = replay(scenario, reference)
+    assert result.status == "pass", result.error or "\n".join(
+        f"[{v.rule}] event {v.event_index}: {v.message}" for v in result.violations
+    )
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda a: a.name)
+def test_mutant_is_caught_by_the_rules_its_bug_breaks(mutant):
+    results = results_for(mutant.name)
+    failed = [r for r in results if r.status == "fail"]
+    assert failed, f"no scenario catches {mutant.name}: {mutant.bug}"
+    errors = [r for r in results if r.status == "error"]
+    assert not errors, f"{mutant.name} should fail rules, not crash: {errors[0].error}"
+    caught_by = {rule for r in failed for rule in r.rules_broken}
+    assert mutant.name in CAUGHT_BY, (
+        f"name the rules that catch {mutant.name} in CAUGHT_BY (it is caught by {sorted(caught_by)})"
+    )
+    missing = CAUGHT_BY[mutant.name] - caught_by
+    assert not missing, (
+        f"{mutant.name} is caught, but not by {sorted(missing)} (only by {sorted(caught_by)})"
+    )
+
+
+def test_every_rule_catches_some_mutant():
+    needed = {rule for names in CAUGHT_BY.values() for rule in names}
+    layers = {m.layer for m in MUTANTS}
+    unneeded = sorted(r.id for r in RULES.values() if r.layer in layers and r.id not in needed)
+    assert not unneeded, f"rules no mutant needs: {unneeded}"
+
+
+def test_results_are_deterministic():
+    scenario = next(s for s in SCENARIOS if s.id == "delegation-5000-subsession-events")
+    first = replay(scenario, "session-mutant-attach-across-sessions")
+    second = replay(scenario, "session-mutant-attach-across-sessions")
+    assert first.violations == second.violations and first.violations

@@ -9,7 +9,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 def library_path() -> Path:
     """The built-in scenarios folder."""
-    packaged = _PACKAGE / "library"
+    packaged = _PACKAGE / "builtin_scenarios"
     if packaged.is_dir():
         return packaged
     return _PACKAGE.parent / "scenarios"

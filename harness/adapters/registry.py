@@ -47,14 +47,19 @@ BUNDLED: dict[str, AdapterInfo] = _bundled()
 
 
 def resolve_adapter(reference: str) -> AdapterInfo:
-    """A bundled adapter's name, or ``package.module:factory`` naming a callable."""
+    """A bundled adapter's name, ``package.module:factory`` naming a callable, or
+    ``exec:COMMAND`` for a consumer in another process (see ``harness.adapters.process``)."""
     if reference in BUNDLED:
         return BUNDLED[reference]
+    if reference.startswith("exec:"):
+        from harness.adapters.process import process_factory
+
+        return AdapterInfo(reference, "session", "external", process_factory(reference[5:]))
     if ":" not in reference:
         known = ", ".join(sorted(BUNDLED))
         raise UsageError(
-            f"unknown adapter {reference!r}: give a bundled adapter's name ({known}) "
-            "or MODULE:FACTORY, e.g. my_project.testing:make_adapter"
+            f"unknown adapter {reference!r}: give a bundled adapter's name ({known}), "
+            "MODULE:FACTORY (e.g. my_project.testing:make_adapter) or exec:COMMAND"
         )
     module_name, _, attr = reference.partition(":")
     if str(Path.cwd()) not in sys.path and "" not in sys.path:

@@ -82,6 +82,57 @@ class Transcript:
     updates: tuple[MessageUpdate, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What the consumer showed at the end of a replay."""
+
+    notifications: tuple[Notification, ...]
+    transcript: Transcript
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data in a stable order, for snapshots and JSON.
+
+        Notifications are sorted; message ids the consumer made up itself (for messages rebuilt
+        from history) are replaced by their position, so they do not change between runs.
+        """
+        sessions: dict[str, Any] = {}
+        for session_id in sorted(self.transcript.sessions):
+            view = self.transcript.sessions[session_id]
+            messages = []
+            for i, m in enumerate(view.messages):
+                entry: dict[str, Any] = {"id": m.message_id, "role": m.role, "text": m.text}
+                if m.message_id is None or m.message_id.startswith("resumed-"):
+                    entry["id"] = f"#{i}"
+                if m.tool_calls:
+                    entry["tool_calls"] = [
+                        {"id": c.id, "name": c.name, "input": c.input, "result": c.result}
+                        | ({"is_error": True} if c.is_error else {})
+                        for c in m.tool_calls
+                    ]
+                messages.append(entry)
+            data: dict[str, Any] = {"messages": messages}
+            if view.tool_streams:
+                data["tool_streams"] = [
+                    {
+                        "call_id": s.call_id,
+                        "event_type": s.event_type,
+                        "tool_name": s.tool_name,
+                        "tool_response": s.tool_response,
+                        "summary": s.summary,
+                        "content": s.content,
+                        "is_complete": s.is_complete,
+                    }
+                    for s in view.tool_streams
+                ]
+            sessions[session_id] = data
+        return {
+            "notifications": sorted(
+                [n.session_id, n.tool_call_id, n.tool_name, n.status] for n in self.notifications
+            ),
+            "sessions": sessions,
+        }
+
+
 _ROLES = ("user", "assistant", "thought")
 _STATUSES = ("preparing", "using")
 

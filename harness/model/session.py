@@ -7,7 +7,7 @@ Every event names the session it belongs to and, for a sub-session, that session
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 from harness.model.history import HistoryMessage
@@ -195,3 +195,38 @@ EVENT_TYPES: dict[str, type[SessionEvent]] = {
         Checkpoint,
     )
 }
+
+
+def event_to_json(event: SessionEvent) -> dict[str, Any]:
+    """The JSON form of an event, as out-of-process adapters receive it (protocol 1).
+
+    ``{"type": kind, "session_id": ..., "parent_session_id": ..., <the event's fields>}``; a
+    tool call is ``{"id", "name", "arguments" (raw JSON text), "input" (parsed, or null)}``, a
+    result ``{"tool_call_id", "content", "is_error"}``, a resume's history a list of
+    provider-shaped messages (``{"role", "content": [blocks]}``).
+    """
+    data: dict[str, Any] = {"type": event.kind}
+    for f in fields(event):
+        name = f.name
+        if name == "line":
+            continue
+        value = getattr(event, name)
+        if name in ("calls",):
+            value = [_call_json(c) for c in value]
+        elif name == "results":
+            value = [
+                {"tool_call_id": r.tool_call_id, "content": r.content, "is_error": r.is_error}
+                for r in value
+            ]
+        elif name == "history":
+            value = [m.to_json() for m in value]
+        data[name] = value
+    return data
+
+
+def _call_json(call: ToolCall) -> dict[str, Any]:
+    try:
+        parsed = json.loads(call.arguments) if call.arguments else None
+    except ValueError:
+        parsed = None
+    return {"id": call.id, "name": call.name, "arguments": call.arguments, "input": parsed}

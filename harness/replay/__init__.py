@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterable
 
@@ -37,11 +38,13 @@ def replay(
     )
     run = SessionReplay(scenario, rules)
     started = time.perf_counter()
+    made: list[object] = []
 
     def body(progress: Progress) -> str | None:
         progress.calls += 1
         try:
             instance = info.factory()
+            made.append(instance)
         except Exception as exc:
             raise AdapterFailure(
                 -1, f"creating the adapter raised {type(exc).__name__}: {exc}"
@@ -58,18 +61,40 @@ def replay(
     ) -> ScenarioResult:
         seconds = time.perf_counter() - started
         return ScenarioResult(
-            scenario, info.name, status, run.violations, error, skip_reason, seconds
+            scenario,
+            info.name,
+            status,
+            run.violations,
+            error,
+            skip_reason,
+            seconds,
+            run.observation,
+            tuple(r.id for r in rules),
         )
 
     try:
         skip_reason = run_guarded(body, limit=timeout)
     except Hung as exc:
+        _close(made, hung=True)
         return result("error", error=str(exc))
     except AdapterFailure as exc:
+        _close(made, hung=False)
         return result("error", error=str(exc))
+    _close(made, hung=False)
     if skip_reason is not None:
         return result("skip", skip_reason=skip_reason)
     return result("fail" if run.violations else "pass")
+
+
+def _close(made: list[object], *, hung: bool) -> None:
+    """Let an adapter that holds resources (a process, a socket) release them: ``kill()`` first
+    if it hung, then ``close()``, each if it has one."""
+    for instance in made:
+        for name in ("kill", "close") if hung else ("close",):
+            method = getattr(instance, name, None)
+            if callable(method):
+                with contextlib.suppress(Exception):  # a failing clean-up must not hide the result
+                    method()
 
 
 __all__ = ["DEFAULT_TIMEOUT", "ScenarioResult", "replay"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from harness.model.observation import Observation
 from harness.rules.registry import Violation
 from harness.scenario.loader import Scenario
 
@@ -20,6 +21,10 @@ class ScenarioResult:
     error: str | None = None
     skip_reason: str | None = None
     seconds: float = 0.0
+    #: what the consumer showed at the end (None if the replay did not get that far)
+    observation: Observation | None = None
+    #: the rules that were checked
+    rules_checked: tuple[str, ...] = ()
 
     @property
     def rules_broken(self) -> tuple[str, ...]:

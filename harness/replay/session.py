@@ -20,6 +20,7 @@ from harness.model import session as ev
 from harness.model.observation import (
     MalformedObservation,
     Notification,
+    Observation,
     Transcript,
     coerce_notifications,
     coerce_transcript,
@@ -105,6 +106,7 @@ class SessionReplay:
         self.ledger = prepared.ledger
         self.rules = list(rules)
         self.light_rules = [r for r in self.rules if r.needs == "notifications"]
+        self.observation: Observation | None = None
         self.found: dict[tuple[str, int, str], Violation] = {}
         self.checkpoint_names = prepared.checkpoint_names
 
@@ -246,6 +248,8 @@ class SessionReplay:
     def check(
         self, checkpoint: Checkpoint, notes: tuple[Notification, ...], transcript: Transcript | None
     ) -> None:
+        if checkpoint.final and transcript is not None:
+            self.observation = Observation(notes, transcript)
         context = SessionCheck(self.ledger, self.trace, checkpoint, notes, transcript)
         for rule in self.rules if checkpoint.full else self.light_rules:
             for violation in rule.check(context):

@@ -1,0 +1,307 @@
+"""The pytest plugin: scenarios become test items, one per scenario and adapter.
+
+Thin over the library: it maps options, ini settings and one overridable fixture onto
+``replay``. Where the adapter comes from, first match wins:
+
+1. ``--harness-adapter=NAME`` on the command line (repeat it for several adapters);
+2. a ``harness_adapter`` fixture the user overrides (in the top-level ``conftest.py``);
+3. ``harness_adapter = NAME`` in the ini configuration (``[tool.pytest.ini_options]``).
+
+NAME is a bundled adapter's name, ``MODULE:FACTORY`` or ``exec:COMMAND`` (out of process).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness._errors import ScenarioError, UsageError
+
+#: the node id under which the built-in library's scenarios are collected
+LIBRARY_NODE = "harness-library"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("harness", "streaming consumer conformance harness")
+    group.addoption(
+        "--harness-adapter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="replay the scenarios against this adapter: a bundled name, MODULE:FACTORY or exec:COMMAND (repeatable)",
+    )
+    group.addoption(
+        "--harness-layer",
+        action="append",
+        default=[],
+        metavar="LAYER",
+        help="only scenarios of this layer",
+    )
+    group.addoption(
+        "--harness-tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only scenarios with this tag",
+    )
+    group.addoption(
+        "--harness-rule",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only scenarios aimed at this rule",
+    )
+    group.addoption(
+        "--harness-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="time limit for one adapter call",
+    )
+    parser.addini(
+        "harness_adapter",
+        "adapter for the harness scenarios (NAME, MODULE:FACTORY or exec:COMMAND)",
+        default="",
+    )
+    parser.addini(
+        "harness_scenarios",
+        "folders of your own scenarios, collected as tests",
+        type="paths",
+        default=[],
+    )
+    parser.addini(
+        "harness_library",
+        "collect the built-in scenario library: auto (when an adapter is configured), true or false",
+        default="auto",
+    )
+    parser.addini(
+        "harness_snapshots",
+        "compare each scenario's final observation with a syrupy snapshot",
+        type="bool",
+        default=False,
+    )
+    parser.addini("harness_timeout", "time limit in seconds for one adapter call", default="10")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "harness: a conformance scenario replayed by the harness")
+    config.pluginmanager.register(RuleTally(), "harness-rule-tally")
+
+
+# -- collection ---------------------------------------------------------------------------------
+
+
+def _scenario_folders(config: pytest.Config) -> list[tuple[Path, str]]:
+    """(folder, node id prefix) for every folder whose scenarios become items."""
+    from harness.library import library_path
+
+    folders: list[tuple[Path, str]] = []
+    explicit = bool(config.getoption("harness_adapter"))
+    configured = explicit or bool(config.getini("harness_adapter"))
+    narrowed = config.args_source == pytest.Config.ArgsSource.ARGS and not explicit
+    library = str(config.getini("harness_library")).lower()
+    if library not in ("auto", "true", "false"):
+        raise pytest.UsageError(f"harness_library must be auto, true or false, not {library!r}")
+    if (library == "true" or (library == "auto" and configured)) and not narrowed:
+        folders.append((library_path(), LIBRARY_NODE))
+    if not narrowed or explicit:
+        for folder in config.getini("harness_scenarios"):
+            path = Path(folder)
+            if not path.is_dir():
+                raise pytest.UsageError(f"harness_scenarios: {path} is not a folder")
+            try:
+                prefix = path.resolve().relative_to(config.rootpath).as_posix()
+            except ValueError:
+                prefix = path.as_posix()
+            folders.append((path, prefix))
+    return folders
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Add the scenario items first, so -k, -m, --lf and xdist see them like any other."""
+    added: list[pytest.Item] = []
+    for folder, prefix in _scenario_folders(config):
+        from harness.scenario.loader import discover
+
+        for path in discover([folder]):
+            relative = path.relative_to(folder).as_posix()
+            node = ScenarioFile.from_parent(session, path=path, nodeid=f"{prefix}/{relative}")
+            added.extend(session.genitems(node))
+    items[:0] = added
+
+
+class ScenarioFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        from harness.scenario.loader import load_scenario
+
+        try:
+            scenario = load_scenario(self.path)
+        except ScenarioError as exc:
+            raise ScenarioCollectError(exc) from None
+        options = self.config.option
+        if not _selected(scenario, options):
+            return
+        adapters = options.harness_adapter or [None]
+        for adapter in adapters:
+            name = f"{scenario.id}[{adapter}]" if adapter else scenario.id
+            item = ScenarioItem.from_parent(
+                self, name=name, callobj=_replay_scenario, originalname=scenario.id
+            )
+            item.stash[_CASE] = (scenario, adapter)
+            item.add_marker(pytest.mark.harness)
+            item.extra_keyword_matches.update({scenario.layer, *scenario.tags, *scenario.rules})
+            yield item
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ScenarioCollectError):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+
+class ScenarioItem(pytest.Function):
+    """One scenario replayed against one adapter; reported at the scenario's YAML line."""
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        scenario, _ = self.stash[_CASE]
+        return self.path, scenario.line - 1, self.name
+
+
+class ScenarioCollectError(Exception):
+    def __init__(self, error: ScenarioError) -> None:
+        super().__init__(
+            "\n".join(f"{p.path}:{p.line}: error: {p.message}" for p in error.problems)
+        )
+
+
+_CASE = pytest.StashKey[tuple[Any, str | None]]()
+
+
+def _selected(scenario: Any, options: Any) -> bool:
+    if options.harness_layer and scenario.layer not in options.harness_layer:
+        return False
+    if options.harness_tag and not set(options.harness_tag) & set(scenario.tags):
+        return False
+    return not options.harness_rule or bool(set(options.harness_rule) & set(scenario.rules))
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def harness_adapter(request: pytest.FixtureRequest) -> str:
+    """The adapter the scenarios replay against; override it in your top-level conftest.py.
+
+    It may return a bundled name, ``MODULE:FACTORY``, ``exec:COMMAND`` or an ``AdapterInfo``.
+    """
+    configured = str(request.config.getini("harness_adapter"))
+    if not configured:
+        raise UsageError(
+            "no adapter for the harness scenarios: pass --harness-adapter=NAME, set harness_adapter "
+            "in your pytest configuration, or override the harness_adapter fixture"
+        )
+    return configured
+
+
+def _replay_scenario(request: pytest.FixtureRequest) -> None:
+    from harness.adapters.registry import AdapterInfo, resolve_adapter
+    from harness.replay import replay
+    from harness.report import render_violation
+
+    item = request.node
+    scenario, adapter_ref = item.stash[_CASE]
+    reference = adapter_ref or request.getfixturevalue("harness_adapter")
+    try:
+        adapter = reference if isinstance(reference, AdapterInfo) else resolve_adapter(reference)
+    except UsageError as exc:
+        pytest.fail(f"harness: {exc}", pytrace=False)
+    config = request.config
+    timeout = config.getoption("harness_timeout") or float(config.getini("harness_timeout"))
+    result = replay(scenario, adapter, timeout=timeout)
+    item.stash[_RESULT] = result
+    if result.status == "skip":
+        pytest.skip(result.skip_reason or "")
+    reproduce = _reproduce(item, result, adapter_ref or reference)
+    if result.status == "error":
+        pytest.fail(f"the adapter misbehaved: {result.error}\n{reproduce}", pytrace=False)
+    if result.status == "fail":
+        lines = [
+            f"{len(result.violations)} conformance violation(s) in {scenario.id} ({scenario.title})"
+        ]
+        for violation in result.violations[:10]:
+            lines.extend(render_violation(result, violation))
+        if len(result.violations) > 10:
+            lines.append(f"  ... and {len(result.violations) - 10} more")
+        lines.append(reproduce)
+        pytest.fail("\n".join(lines), pytrace=False)
+    if config.getini("harness_snapshots") and result.observation is not None:
+        snapshot = request.getfixturevalue("snapshot")
+        from harness.snapshot import ScenarioSnapshotExtension
+
+        assert result.observation == snapshot(extension_class=ScenarioSnapshotExtension)
+
+
+_RESULT = pytest.StashKey[Any]()
+
+
+def _reproduce(item: pytest.Item, result: Any, reference: object) -> str:
+    lines = ["reproduce:"]
+    if isinstance(reference, str):
+        lines.append(
+            f"  harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(reference)}"
+        )
+    lines.append(f"  python -m pytest {shlex.quote(item.nodeid)}")
+    return "\n".join(lines)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    report = yield
+    result = item.stash.get(_RESULT, None)
+    if result is not None and report.when == "call":
+        broken = set(result.rules_broken)
+        summary = {
+            rule: (
+                "skip"
+                if result.status in ("skip", "error")
+                else "fail"
+                if rule in broken
+                else "pass"
+            )
+            for rule in result.rules_checked
+        }
+        report.user_properties.append(("harness_rules", json.dumps(summary)))
+    return report  # type: ignore[no-any-return]
+
+
+class RuleTally:
+    """Counts, per rule, the scenarios that passed, failed or skipped it (xdist-safe: it reads
+    the reports, which workers send to the controller)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[str, int]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == "harness_rules":
+                for rule, status in json.loads(value).items():
+                    self.counts.setdefault(rule, {"pass": 0, "fail": 0, "skip": 0})[status] += 1
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.counts:
+            return
+        terminalreporter.section("conformance by rule")
+        width = max(len(rule) for rule in self.counts)
+        terminalreporter.write_line(f"{'rule':<{width}}  passed  failed  skipped")
+        for rule in sorted(self.counts):
+            c = self.counts[rule]
+            terminalreporter.write_line(
+                f"{rule:<{width}}  {c['pass']:>6}  {c['fail']:>6}  {c['skip']:>7}"
+            )

@@ -8,6 +8,8 @@ import pytest
 
 from harness.scenario import Scenario, load_all
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parent
 LIBRARY = ROOT / "scenarios"
 

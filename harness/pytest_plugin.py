@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -242,13 +242,21 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
         lines.append(reproduce)
         pytest.fail("\n".join(lines), pytrace=False)
     if config.getini("harness_snapshots") and result.observation is not None:
-        snapshot = request.getfixturevalue("snapshot")
-        from harness.snapshot import ScenarioSnapshotExtension
-
-        assert result.observation == snapshot(extension_class=ScenarioSnapshotExtension)
+        assert result.observation == request.getfixturevalue("harness_snapshot")
 
 
 _RESULT = pytest.StashKey[Any]()
+
+
+@pytest.fixture
+def harness_snapshot(snapshot: Any) -> Any:
+    """syrupy's ``snapshot`` in the harness's YAML format::
+
+    assert replay(scenario, adapter).observation == harness_snapshot
+    """
+    from harness.snapshot import ScenarioSnapshotExtension
+
+    return snapshot.use_extension(ScenarioSnapshotExtension)
 
 
 def _reproduce(item: pytest.Item, result: Any, reference: object) -> str:
@@ -262,23 +270,21 @@ def _reproduce(item: pytest.Item, result: Any, reference: object) -> str:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     result = item.stash.get(_RESULT, None)
     if result is not None and report.when == "call":
         broken = set(result.rules_broken)
-        summary = {
-            rule: (
-                "skip"
-                if result.status in ("skip", "error")
-                else "fail"
-                if rule in broken
-                else "pass"
-            )
-            for rule in result.rules_checked
-        }
+        summary = {}
+        for rule in result.rules_checked:
+            if result.status in ("skip", "error"):
+                summary[rule] = "skip"
+            else:
+                summary[rule] = "fail" if rule in broken else "pass"
         report.user_properties.append(("harness_rules", json.dumps(summary)))
-    return report  # type: ignore[no-any-return]
+    return report
 
 
 class RuleTally:
@@ -291,7 +297,7 @@ class RuleTally:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == "harness_rules":
-                for rule, status in json.loads(value).items():
+                for rule, status in json.loads(str(value)).items():
                     self.counts.setdefault(rule, {"pass": 0, "fail": 0, "skip": 0})[status] += 1
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -1,8 +1,8 @@
 """A readable syrupy snapshot format (YAML) for what a consumer showed.
 
-    def test_my_consumer(snapshot):
+    def test_my_consumer(harness_snapshot):   # = snapshot.use_extension(ScenarioSnapshotExtension)
         result = replay(load_scenario("scenarios/session/tool-first-turn.yaml"), "my_pkg:make")
-        assert result.observation == snapshot(extension_class=ScenarioSnapshotExtension)
+        assert result.observation == harness_snapshot
 
 ``--snapshot-update`` writes or refreshes the files; unused ones are reported as syrupy does.
 """
@@ -29,13 +29,41 @@ class ScenarioSnapshotExtension(SingleFileSnapshotExtension):
         observation = getattr(data, "observation", data)
         if isinstance(observation, Observation):
             data = observation.to_data()
-        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+        return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 
     @classmethod
     def dirname(cls, *, test_location: PyTestLocation) -> str:
-        # Scenario items of the built-in library live in site-packages: keep their snapshots in
-        # the user's repository instead, beside the rootdir.
-        item = test_location.item
-        if item.get_closest_marker("harness") is not None:
-            return str(Path(item.config.rootpath, "__snapshots__", "harness"))
+        # Scenario items of the built-in library live in site-packages: their snapshots are kept
+        # in the user's repository instead, in <rootdir>/__snapshots__/harness/.
+        if _is_scenario_item(test_location):
+            return str(Path(test_location.item.config.rootpath, "__snapshots__", "harness"))
         return super().dirname(test_location=test_location)
+
+    @classmethod
+    def matches_test_location(
+        cls, *, test_location: PyTestLocation, snapshot_location: str
+    ) -> bool:
+        # syrupy relates a snapshot to its test through the test file's name and folder, which
+        # a scenario's snapshot (named after the scenario, in the rootdir) cannot share
+        if _is_scenario_item(test_location):
+            folder = Path(cls.dirname(test_location=test_location))
+            return Path(snapshot_location).parent == folder
+        return super().matches_test_location(
+            test_location=test_location, snapshot_location=snapshot_location
+        )
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line text as literal blocks, so a snapshot reads like the text it holds."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and not value.endswith((" ", "\t")) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def _is_scenario_item(test_location: PyTestLocation) -> bool:
+    return test_location.item.get_closest_marker("harness") is not None

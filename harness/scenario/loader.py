@@ -189,7 +189,10 @@ class _Parser:
                 top.line_of("id"),
                 f"scenario id {scenario_id!r} should be lowercase letters, digits, '.', '_' or '-'",
             )
-        layer = top.choice("layer", LAYERS)
+        try:
+            layer = top.choice("layer", LAYERS)
+        except Invalid:
+            layer = "session"  # recorded; read on, so the trace's problems are reported too
         if layer not in _IMPLEMENTED_LAYERS:
             top.fail(
                 top.line_of("layer"),

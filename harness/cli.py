@@ -34,7 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "paths", nargs="+", metavar="PATH", help="scenario files or folders (searched recursively)"
     )
-    run.add_argument("--adapter", required=True, help="a bundled adapter's name or MODULE:FACTORY")
+    run.add_argument(
+        "--adapter",
+        required=True,
+        help="a bundled adapter's name, MODULE:FACTORY, or exec:COMMAND for a consumer in another process",
+    )
     run.add_argument("--format", choices=("table", "json"), default="table")
     run.add_argument(
         "--rule", action="append", default=[], metavar="ID", help="check only these rules"

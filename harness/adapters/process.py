@@ -23,6 +23,7 @@ object, or stops answering gives an ``error`` result.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import subprocess
@@ -53,15 +54,30 @@ class ProcessAdapter:
                 bufsize=1,
             )
         except OSError as exc:
+            self.stderr.close()
             raise AdapterError(f"cannot start {shlex.join(self.command)}: {exc.strerror}") from None
-        hello = self.request({"op": "hello", "protocol": PROTOCOL})
-        if hello.get("protocol") != PROTOCOL:
-            raise AdapterError(
-                f"{shlex.join(self.command)} speaks protocol {hello.get('protocol')!r}; "
-                f"the harness speaks {PROTOCOL}"
-            )
-        self.layers = tuple(hello.get("layers") or ("session",))
-        self.name = str(hello.get("name") or shlex.join(self.command))
+        self._hello: dict[str, Any] | None = None
+
+    # The handshake happens on first use, not in __init__: by then the replayer holds this
+    # object, so a process that hangs or fails at hello is still killed and closed.
+    def hello(self) -> dict[str, Any]:
+        if self._hello is None:
+            answer = self.request({"op": "hello", "protocol": PROTOCOL})
+            if answer.get("protocol") != PROTOCOL:
+                raise AdapterError(
+                    f"{shlex.join(self.command)} speaks protocol {answer.get('protocol')!r}; "
+                    f"the harness speaks {PROTOCOL}"
+                )
+            self._hello = answer
+        return self._hello
+
+    @property
+    def layers(self) -> tuple[str, ...]:
+        return tuple(self.hello().get("layers") or ("session",))
+
+    @property
+    def name(self) -> str:
+        return str(self.hello().get("name") or shlex.join(self.command))
 
     def feed(self, event: SessionEvent) -> None:
         self.request({"op": "feed", "event": event_to_json(event)})
@@ -87,11 +103,11 @@ class ProcessAdapter:
         except ValueError:
             raise AdapterError(
                 f"the adapter process answered {message['op']!r} with something that is not "
-                f"JSON: {line[:200]!r}"
+                f"JSON: {line.rstrip()[:200]!r}"
             ) from None
         if not isinstance(answer, dict):
             raise AdapterError(
-                f"the adapter process answered {message['op']!r} with {line[:200]!r}; "
+                f"the adapter process answered {message['op']!r} with {line.rstrip()[:200]!r}; "
                 "each answer is a JSON object"
             )
         if answer.get("ok") is not True:
@@ -118,16 +134,19 @@ class ProcessAdapter:
             self.process.wait()
 
     def close(self) -> None:
-        """Ask the process to stop, and make sure it does."""
+        """Ask the process to stop, make sure it does, and close every pipe."""
         if self.process.poll() is None:
             try:
                 assert self.process.stdin is not None
                 self.process.stdin.write(json.dumps({"op": "shutdown"}) + "\n")
-                self.process.stdin.close()
+                self.process.stdin.flush()
                 self.process.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired, ValueError):
-                self.process.kill()
-                self.process.wait()
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                self.kill()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
         self.stderr.close()
 
 

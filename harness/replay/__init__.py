@@ -49,7 +49,13 @@ def replay(
             raise AdapterFailure(
                 -1, f"creating the adapter raised {type(exc).__name__}: {exc}"
             ) from exc
-        layers = adapter_layers(instance)
+        try:
+            layers = adapter_layers(instance)
+        except Exception as exc:
+            raise AdapterFailure(
+                -1,
+                f"asking the adapter which layers it implements raised {type(exc).__name__}: {exc}",
+            ) from exc
         if scenario.layer not in layers:
             offered = ", ".join(layers) or "none"
             return f"needs the {scenario.layer} layer; the adapter implements: {offered}"

@@ -70,6 +70,18 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
     )
+
+    check_history = sub.add_parser(
+        "check-history", help="check tool_use/tool_result pairing in a stored history (JSON)"
+    )
+    check_history.add_argument(
+        "file",
+        metavar="FILE",
+        help='a JSON list of messages, or an object with a "messages" list (Anthropic or OpenAI)',
+    )
+    check_history.add_argument(
+        "--repair", action="store_true", help="print the repaired history as JSON (same shape)"
+    )
     return parser
 
 
@@ -199,6 +211,46 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED
 
 
+def cmd_check_history(args: argparse.Namespace) -> int:
+    from harness.history import (
+        HistoryFormatError,
+        detect_shape,
+        parse_history_json,
+        repair_history,
+        validate_history,
+    )
+
+    path = args.file
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError([Problem(path, 1, f"not UTF-8 text: {exc.reason}")]) from None
+    try:
+        document = parse_history_json(text)
+    except HistoryFormatError as exc:
+        raise ScenarioError([Problem(path, exc.line or 1, str(exc))]) from None
+    try:
+        shape = detect_shape(document.messages)
+        problems = validate_history(document.messages)
+        repaired = repair_history(document.messages) if args.repair else None
+    except HistoryFormatError as exc:
+        raise ScenarioError([Problem(path, document.line_of(exc), str(exc))]) from None
+    if repaired is not None:
+        for problem in problems:
+            print(f"{path}: repaired {problem}", file=sys.stderr)
+        print(json.dumps(document.with_messages(repaired), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    for problem in problems:
+        print(f"{path}: {problem}")
+    if problems:
+        return EXIT_FAILED
+    print(f"{path}: valid {shape} history, {len(document.messages)} messages, tool pairing intact")
+    return EXIT_OK
+
+
 _COMMANDS = {
     "run": cmd_run,
     "validate": cmd_validate,
@@ -206,6 +258,7 @@ _COMMANDS = {
     "rules": cmd_rules,
     "bench": cmd_bench,
     "demo": cmd_demo,
+    "check-history": cmd_check_history,
 }
 
 

@@ -36,6 +36,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="replay the scenarios against this adapter: a bundled name, MODULE:FACTORY or exec:COMMAND (repeatable)",
     )
     group.addoption(
+        "--harness-scenario",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only the scenario with this id (repeatable); collected even when paths are given",
+    )
+    group.addoption(
         "--harness-layer",
         action="append",
         default=[],
@@ -101,7 +108,7 @@ def _scenario_folders(config: pytest.Config) -> list[tuple[Path, str]]:
     from harness.library import library_path
 
     folders: list[tuple[Path, str]] = []
-    explicit = bool(config.getoption("harness_adapter"))
+    explicit = bool(config.getoption("harness_adapter") or config.getoption("harness_scenario"))
     configured = explicit or bool(config.getini("harness_adapter"))
     narrowed = config.args_source == pytest.Config.ArgsSource.ARGS and not explicit
     library = str(config.getini("harness_library")).lower()
@@ -152,9 +159,8 @@ class ScenarioFile(pytest.File):
         adapters = options.harness_adapter or [None]
         for adapter in adapters:
             name = f"{scenario.id}[{adapter}]" if adapter else scenario.id
-            item = ScenarioItem.from_parent(
-                self, name=name, callobj=_replay_scenario, originalname=scenario.id
-            )
+            # no originalname: pytest >= 9.2 builds the node id from it, dropping "[adapter]"
+            item = ScenarioItem.from_parent(self, name=name, callobj=_replay_scenario)
             item.stash[_CASE] = (scenario, adapter)
             item.add_marker(pytest.mark.harness)
             item.extra_keyword_matches.update({scenario.layer, *scenario.tags, *scenario.rules})
@@ -185,6 +191,8 @@ _CASE = pytest.StashKey[tuple[Any, str | None]]()
 
 
 def _selected(scenario: Any, options: Any) -> bool:
+    if options.harness_scenario and scenario.id not in options.harness_scenario:
+        return False
     if options.harness_layer and scenario.layer not in options.harness_layer:
         return False
     if options.harness_tag and not set(options.harness_tag) & set(scenario.tags):
@@ -261,11 +269,13 @@ def harness_snapshot(snapshot: Any) -> Any:
 
 def _reproduce(item: pytest.Item, result: Any, reference: object) -> str:
     lines = ["reproduce:"]
+    scenario = f"--harness-scenario={shlex.quote(result.scenario.id)}"
     if isinstance(reference, str):
-        lines.append(
-            f"  harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(reference)}"
-        )
-    lines.append(f"  python -m pytest {shlex.quote(item.nodeid)}")
+        adapter = shlex.quote(reference)
+        lines.append(f"  harness run {shlex.quote(result.scenario.path)} --adapter {adapter}")
+        lines.append(f"  python -m pytest --harness-adapter={adapter} {scenario}")
+    else:
+        lines.append(f"  python -m pytest {scenario}")
     return "\n".join(lines)
 
 

@@ -14,6 +14,8 @@ from harness.scenario import load_all
 
 LIBRARY, _ = load_all([library_path()])
 SESSION = [s for s in LIBRARY if s.layer == "session"]
+#: library scenarios of other layers, skipped for a session-only adapter
+OTHERS = len(LIBRARY) - len(SESSION)
 MUTANT = "session-mutant-no-message-updated"
 
 
@@ -46,13 +48,13 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_command_line_adapter_runs_the_whole_library(project):
     result = project.runpytest("--harness-adapter=myadapters:good", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=len(SESSION))
+    result.assert_outcomes(passed=len(SESSION), skipped=OTHERS)
     result.stdout.fnmatch_lines(["*conformance by rule*", "backward-attachment * 0 * 0"])
 
 
 def test_ini_adapter(project):
     project.makepyprojecttoml('[tool.pytest.ini_options]\nharness_adapter = "myadapters:good"\n')
-    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=len(SESSION))
+    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=len(SESSION), skipped=OTHERS)
 
 
 def test_nothing_is_collected_without_an_adapter(project):
@@ -69,10 +71,12 @@ def test_fixture_override_and_precedence(project):
     )
     # the overridden fixture beats the ini setting ...
     fixture_run = project.runpytest("-p", "no:cacheprovider")
-    fixture_run.assert_outcomes(passed=len(SESSION) - expected_failures, failed=expected_failures)
+    fixture_run.assert_outcomes(
+        passed=len(SESSION) - expected_failures, failed=expected_failures, skipped=OTHERS
+    )
     # ... and the command line beats the fixture
     cli_run = project.runpytest("--harness-adapter=myadapters:good", "-p", "no:cacheprovider")
-    cli_run.assert_outcomes(passed=len(SESSION))
+    cli_run.assert_outcomes(passed=len(SESSION), skipped=OTHERS)
 
 
 def test_several_adapters_give_one_item_per_scenario_and_adapter(project):
@@ -85,7 +89,7 @@ def test_several_adapters_give_one_item_per_scenario_and_adapter(project):
         "-q",
     )
     ids = [line for line in result.stdout.lines if "::" in line]
-    assert len(ids) == 2 * len(SESSION)
+    assert len(ids) == 2 * len(LIBRARY)
     some = SESSION[0].id
     assert any(line.endswith(f"::{some}[myadapters:good]") for line in ids)
     assert any(line.endswith(f"::{some}[{MUTANT}]") for line in ids)
@@ -100,12 +104,13 @@ def test_several_adapters_give_one_item_per_scenario_and_adapter(project):
     ],
 )
 def test_selection_by_layer_tag_and_rule(project, option, keep):
-    wanted = [s for s in SESSION if keep(s)]
-    assert len(wanted) > 0
+    wanted = [s for s in LIBRARY if keep(s)]
+    runnable = [s for s in wanted if s.layer == "session"]
+    assert runnable
     result = project.runpytest(
         "--harness-adapter=myadapters:good", option, "-p", "no:cacheprovider"
     )
-    result.assert_outcomes(passed=len(wanted))
+    result.assert_outcomes(passed=len(runnable), skipped=len(wanted) - len(runnable))
 
 
 def test_keyword_selection_by_scenario_id(project):
@@ -125,7 +130,7 @@ def test_layer_the_adapter_lacks_is_skipped_with_the_reason(project):
     result = project.runpytest(
         "--harness-adapter=myadapters:driver_only", "-rs", "-p", "no:cacheprovider"
     )
-    result.assert_outcomes(skipped=len(SESSION))
+    result.assert_outcomes(skipped=len(LIBRARY))
     result.stdout.fnmatch_lines(["*needs the session layer; the adapter implements: driver*"])
 
 
@@ -147,9 +152,15 @@ def test_failure_shows_rule_event_line_excerpt_and_a_command_that_reproduces_it(
     )
     command = re.search(r"harness run (\S+) --adapter (\S+)", out)
     assert command and command.group(1) == scenario.path
-    # the reproduce command replays that failure on its own
+    # each reproduce command replays that failure on its own
     assert harness_main(["run", command.group(1), "--adapter", command.group(2)]) == 1
     assert "[backward-attachment]" in capsys.readouterr().out
+    pytest_line = re.search(
+        r"python -m pytest (--harness-adapter=\S+) (--harness-scenario=\S+)", out
+    )
+    assert pytest_line and pytest_line.group(2) == f"--harness-scenario={scenario.id}"
+    again = project.runpytest(pytest_line.group(1), pytest_line.group(2), "-p", "no:cacheprovider")
+    again.assert_outcomes(failed=1)
 
 
 def test_own_scenario_folder_and_its_errors(project):
@@ -203,7 +214,9 @@ def test_snapshots_are_created_compared_updated_and_unused_ones_reported(project
         '[tool.pytest.ini_options]\nharness_adapter = "myadapters:good"\nharness_snapshots = true\n'
     )
     quiet = ["-p", "no:cacheprovider"]
-    project.runpytest("--snapshot-update", *quiet).assert_outcomes(passed=len(SESSION))
+    project.runpytest("--snapshot-update", *quiet).assert_outcomes(
+        passed=len(SESSION), skipped=OTHERS
+    )
     folder = project.path / "__snapshots__" / "harness"
     assert sorted(p.stem for p in folder.iterdir()) == sorted(s.id for s in SESSION)
     snapshot = folder / "tool-first-turn.yaml"
@@ -211,7 +224,7 @@ def test_snapshots_are_created_compared_updated_and_unused_ones_reported(project
     scenario = next(s for s in SESSION if s.id == "tool-first-turn")
     first_call = next(e for e in scenario.trace if e.kind == "tool_completed").calls[0]
     assert "notifications: []" in text and f"id: {first_call.id}" in text
-    project.runpytest(*quiet).assert_outcomes(passed=len(SESSION))
+    project.runpytest(*quiet).assert_outcomes(passed=len(SESSION), skipped=OTHERS)
     # a changed snapshot fails, and --snapshot-update puts it right
     snapshot.write_text(text.replace("role: assistant", "role: thought", 1))
     project.runpytest("-k", "tool-first-turn and not subsession", *quiet).assert_outcomes(failed=1)
@@ -252,7 +265,7 @@ def test_xdist_gives_the_same_results(project):
     result = project.runpytest_subprocess(
         f"--harness-adapter={MUTANT}", "-n", "2", "-p", "no:cacheprovider"
     )
-    result.assert_outcomes(passed=len(SESSION) - len(failing), failed=len(failing))
+    result.assert_outcomes(passed=len(SESSION) - len(failing), failed=len(failing), skipped=OTHERS)
     failed = set(re.findall(r"FAILED \S+::(\S+)\[", result.stdout.str()))
     assert failed == failing
     result.stdout.fnmatch_lines(["*conformance by rule*"])

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Literal
 
 from harness._errors import UsageError
+from harness.adapters.history.mutants import HISTORY_MUTANTS
+from harness.adapters.history.reference import ReferenceHistoryStore
 from harness.adapters.session.mutants import SESSION_MUTANTS
 from harness.adapters.session.reference import ReferenceSessionConsumer
 
@@ -40,6 +42,12 @@ def _bundled() -> dict[str, AdapterInfo]:
     for name, (cls, bug) in SESSION_MUTANTS.items():
         full = f"session-mutant-{name}"
         out[full] = AdapterInfo(full, "session", "mutant", cls, bug)
+    out["history-reference"] = AdapterInfo(
+        "history-reference", "history", "reference", ReferenceHistoryStore
+    )
+    for name, (history_cls, bug) in HISTORY_MUTANTS.items():
+        full = f"history-mutant-{name}"
+        out[full] = AdapterInfo(full, "history", "mutant", history_cls, bug)
     return out
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from harness.adapters.protocol import adapter_layers
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.replay._watchdog import Hung, Progress, run_guarded
+from harness.replay.history import HistoryReplay
 from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import AdapterFailure, SessionReplay
 from harness.rules.registry import rules_for
@@ -36,7 +37,7 @@ def replay(
     rules = rules_for(
         scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
     )
-    run = SessionReplay(scenario, rules)
+    run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
     started = time.perf_counter()
     made: list[object] = []
 

@@ -109,6 +109,8 @@ class SessionReplay:
         self.observation: Observation | None = None
         self.found: dict[tuple[str, int, str], Violation] = {}
         self.checkpoint_names = prepared.checkpoint_names
+        #: what the adapter is fed: the trace, or its copy as an unlabelled channel delivers it
+        self.delivered = scenario.delivered
 
     @property
     def violations(self) -> tuple[Violation, ...]:
@@ -131,57 +133,45 @@ class SessionReplay:
         if inspect.iscoroutinefunction(getattr(adapter, "feed", None)):
             self._run_async(adapter, progress)
             return
-        trace = self.trace
+        delivered = self.delivered
         feed = adapter.feed
         for start, stop, checkpoint in self.segments():
             progress.phase = "feed"
             try:
                 for i in range(start, stop):
                     progress.index = i
-                    feed(trace[i])
+                    feed(delivered[i])
             except Exception as exc:
                 raise self._raised(exc, "feed()", progress.index) from exc
-            notes = self._observe_notifications(adapter.notifications, checkpoint, progress)
-            transcript = (
-                self._observe_transcript(adapter.transcript, checkpoint, progress)
-                if checkpoint.full
-                else None
-            )
-            self.check(checkpoint, notes, transcript)
+            answers = [
+                self._call(getattr(adapter, name), name, args, checkpoint, progress)
+                for name, args in self.queries(checkpoint)
+            ]
+            self.check_answers(checkpoint, answers)
 
     def _run_async(self, adapter: Any, progress: Progress) -> None:
         loop = asyncio.new_event_loop()
 
         async def body() -> None:
-            trace = self.trace
+            delivered = self.delivered
             feed = adapter.feed
             for start, stop, checkpoint in self.segments():
                 progress.phase = "feed"
                 try:
                     for i in range(start, stop):
                         progress.index = i
-                        await feed(trace[i])
+                        await feed(delivered[i])
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
                     raise self._raised(exc, "feed()", progress.index) from exc
-                notes = await self._observe_async(
-                    adapter.notifications, "notifications()", checkpoint, progress
-                )
-                transcript = (
+                answers = [
                     await self._observe_async(
-                        adapter.transcript, "transcript()", checkpoint, progress
+                        getattr(adapter, name), name, args, checkpoint, progress
                     )
-                    if checkpoint.full
-                    else None
-                )
-                self.check(
-                    checkpoint,
-                    self._coerce(coerce_notifications, notes, checkpoint),
-                    self._coerce(coerce_transcript, transcript, checkpoint)
-                    if checkpoint.full
-                    else None,
-                )
+                    for name, args in self.queries(checkpoint)
+                ]
+                self.check_answers(checkpoint, answers)
 
         task = loop.create_task(body())
 
@@ -194,6 +184,21 @@ class SessionReplay:
         finally:
             loop.close()
 
+    # -- what each layer asks and checks -------------------------------------------------------
+
+    def queries(self, checkpoint: Checkpoint) -> list[tuple[str, tuple[Any, ...]]]:
+        """The adapter methods to call at this checkpoint, with their arguments."""
+        if checkpoint.full:
+            return [("notifications", ()), ("transcript", ())]
+        return [("notifications", ())]
+
+    def check_answers(self, checkpoint: Checkpoint, answers: list[Any]) -> None:
+        notes = self._coerce(coerce_notifications, answers[0], checkpoint)
+        transcript = (
+            self._coerce(coerce_transcript, answers[1], checkpoint) if checkpoint.full else None
+        )
+        self.check(checkpoint, notes, transcript)
+
     def _raised(self, exc: BaseException, what: str, index: int) -> AdapterFailure:
         event = self.trace[index] if 0 <= index < len(self.trace) else None
         where = f" on event {index} ({event.kind}, line {event.line})" if event else ""
@@ -201,24 +206,37 @@ class SessionReplay:
             index, f"the adapter's {what} raised {type(exc).__name__}: {exc}{where}"
         )
 
-    def _call(self, method: Any, what: str, checkpoint: Checkpoint, progress: Progress) -> Any:
+    def _call(
+        self,
+        method: Any,
+        name: str,
+        args: tuple[Any, ...],
+        checkpoint: Checkpoint,
+        progress: Progress,
+    ) -> Any:
+        what = f"{name}({', '.join(map(repr, args))})"
         progress.phase, progress.calls = what, progress.calls + 1
         try:
-            return method()
+            return method(*args)
         except Exception as exc:
             raise self._raised(exc, what, checkpoint.index) from exc
 
     async def _observe_async(
-        self, method: Any, what: str, checkpoint: Checkpoint, progress: Progress
+        self,
+        method: Any,
+        name: str,
+        args: tuple[Any, ...],
+        checkpoint: Checkpoint,
+        progress: Progress,
     ) -> Any:
-        value = self._call(method, what, checkpoint, progress)
+        value = self._call(method, name, args, checkpoint, progress)
         if inspect.isawaitable(value):
             try:
                 value = await value
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                raise self._raised(exc, what, checkpoint.index) from exc
+                raise self._raised(exc, f"{name}()", checkpoint.index) from exc
         return value
 
     def _coerce(self, coerce: Any, value: Any, checkpoint: Checkpoint) -> Any:
@@ -230,18 +248,6 @@ class SessionReplay:
                 f"the adapter returned a malformed observation at the checkpoint after event "
                 f"{checkpoint.index} ({checkpoint.reason}): {exc}",
             ) from None
-
-    def _observe_notifications(
-        self, method: Any, checkpoint: Checkpoint, progress: Progress
-    ) -> tuple[Notification, ...]:
-        value = self._call(method, "notifications()", checkpoint, progress)
-        return self._coerce(coerce_notifications, value, checkpoint)  # type: ignore[no-any-return]
-
-    def _observe_transcript(
-        self, method: Any, checkpoint: Checkpoint, progress: Progress
-    ) -> Transcript:
-        value = self._call(method, "transcript()", checkpoint, progress)
-        return self._coerce(coerce_transcript, value, checkpoint)  # type: ignore[no-any-return]
 
     # -- checking ----------------------------------------------------------------------------
 

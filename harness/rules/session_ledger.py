@@ -305,6 +305,14 @@ class SessionLedger:
             cached = self._placements[c] = (placed, frozenset(updated))  # type: ignore[arg-type]
         return cached
 
+    def is_descendant(self, session_id: str, ancestor: str) -> bool:
+        parent, hops = self.parent.get(session_id), 0
+        while parent is not None and hops < 64:  # a cycle cannot come from a trace; be safe
+            if parent == ancestor:
+                return True
+            parent, hops = self.parent.get(parent), hops + 1
+        return False
+
     def is_root(self, session_id: str) -> bool:
         return self.parent.get(session_id) is None
 

@@ -18,7 +18,7 @@ from harness.scenario._yaml import LocatedDict, LocatedList, load_yaml
 from harness.scenario.generators import MAX_EVENTS, burst_events, message_events
 
 LAYERS = ("session", "driver", "history")
-_IMPLEMENTED_LAYERS = ("session",)
+_IMPLEMENTED_LAYERS = ("session", "history")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _TOP_KEYS = (
     "id",
@@ -31,6 +31,7 @@ _TOP_KEYS = (
     "disable_rules",
     "seed",
     "session",
+    "unlabelled_subsessions",
     "trace",
     "faults",
     "expect",
@@ -69,6 +70,15 @@ class Scenario:
     line: int
     trace: tuple[ev.SessionEvent, ...]
     expectations: tuple[Expectation, ...] = ()
+    #: the sub-sessions' events reach the adapter without their session ids (as on a channel
+    #: that does not label them): only subsession_start/end say where they begin and end
+    unlabelled_subsessions: bool = False
+    _delivered: tuple[ev.SessionEvent, ...] = ()
+
+    @property
+    def delivered(self) -> tuple[ev.SessionEvent, ...]:
+        """The events as the adapter receives them (the rules always see ``trace``)."""
+        return self._delivered or self.trace
 
     def event_line(self, index: int) -> int:
         if 0 <= index < len(self.trace):
@@ -208,6 +218,7 @@ class _Parser:
                         f"unknown rule id {name!r} (rules of the {layer} layer: {known})",
                     )
         self.seed = top.int("seed", 0)
+        unlabelled = top.bool("unlabelled_subsessions", False)
         self.default_session = top.str("session", "main")
         steps = top.list("trace", required=True)
         if not steps:
@@ -234,6 +245,8 @@ class _Parser:
             line=top.line,
             trace=tuple(trace),
             expectations=expectations,
+            unlabelled_subsessions=unlabelled,
+            _delivered=_unlabelled(trace) if unlabelled else (),
         )
 
     # -- steps -------------------------------------------------------------------------------
@@ -759,6 +772,17 @@ class _Parser:
                         f"expectation at {expectation.at!r}: no checkpoint of that name in the trace",
                     )
                 )
+
+
+def _unlabelled(trace: list[ev.SessionEvent]) -> tuple[ev.SessionEvent, ...]:
+    """Sub-session events without their session ids; their brackets keep theirs."""
+    brackets = (ev.SubsessionStart, ev.SubsessionEnd)
+    return tuple(
+        dataclasses.replace(e, session_id="", parent_session_id=None)
+        if e.parent_session_id is not None and not isinstance(e, brackets)
+        else e
+        for e in trace
+    )
 
 
 def _ids(event: ev.SessionEvent) -> tuple[str, ...]:

@@ -1,0 +1,178 @@
+"""The reference history store with one known bug put back, one class per bug."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.adapters.history.reference import INTERRUPTED, ReferenceHistoryStore, _Store
+from harness.history import to_anthropic
+from harness.model import session as ev
+from harness.model.history import HistoryMessage, TextBlock, ToolResultBlock, ToolUseBlock
+
+#: name -> (class, one-sentence bug)
+HISTORY_MUTANTS: dict[str, tuple[type[ReferenceHistoryStore], str]] = {}
+
+
+def mutant(name: str, bug: str) -> Any:
+    def register(cls: type[ReferenceHistoryStore]) -> type[ReferenceHistoryStore]:
+        HISTORY_MUTANTS[name] = (cls, bug)
+        return cls
+
+    return register
+
+
+@mutant("subagent-into-parent", "Sub-agent events are persisted into the parent session's history.")
+class SubagentIntoParent(ReferenceHistoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.root = ""
+
+    def session_of(self, event: ev.SessionEvent) -> str:
+        if event.parent_session_id is None and event.session_id and not self.open:
+            self.root = event.session_id
+        return self.root or event.session_id
+
+
+def _merge_missing(history: tuple[HistoryMessage, ...]) -> list[HistoryMessage]:
+    """Adds an error result for every tool_use without one, into the next user message; keeps
+    everything else as it is (orphans included)."""
+    out = list(history)
+    i = 0
+    while i < len(out):
+        message = out[i]
+        if message.role == "assistant":
+            uses = [b.id for b in message.blocks if isinstance(b, ToolUseBlock)]
+            following = out[i + 1] if i + 1 < len(out) and out[i + 1].role == "user" else None
+            answered = (
+                {b.tool_use_id for b in following.blocks if isinstance(b, ToolResultBlock)}
+                if following
+                else set()
+            )
+            missing = tuple(
+                ToolResultBlock(u, INTERRUPTED, True) for u in uses if u not in answered
+            )
+            if missing and following is not None:
+                out[i + 1] = HistoryMessage("user", missing + following.blocks)
+            elif missing:
+                out.insert(i + 1, HistoryMessage("user", missing))
+        i += 1
+    return out
+
+
+@mutant(
+    "no-orphan-guard",
+    "The converter sends tool_results whose tool_use is not in the preceding assistant message.",
+)
+class NoOrphanGuard(ReferenceHistoryStore):
+    def request(self, session_id: str) -> list[dict[str, object]]:
+        return to_anthropic(tuple(_merge_missing(self.stored(session_id))))
+
+
+@mutant(
+    "repair-inserts-message",
+    "The repair inserts a separate user message with the missing results before the existing next user message.",
+)
+class RepairInsertsMessage(ReferenceHistoryStore):
+    def request(self, session_id: str) -> list[dict[str, object]]:
+        history = list(self.stored(session_id))
+        out: list[HistoryMessage] = []
+        for i, message in enumerate(history):
+            out.append(message)
+            if message.role != "assistant":
+                continue
+            following = history[i + 1] if i + 1 < len(history) else None
+            answered = {
+                b.tool_use_id
+                for b in (following.blocks if following else ())
+                if isinstance(b, ToolResultBlock)
+            }
+            missing = [
+                b.id for b in message.blocks if isinstance(b, ToolUseBlock) and b.id not in answered
+            ]
+            if missing:
+                out.append(
+                    HistoryMessage(
+                        "user", tuple(ToolResultBlock(u, INTERRUPTED, True) for u in missing)
+                    )
+                )
+        return to_anthropic(tuple(out))
+
+
+@mutant(
+    "parallel-results-split",
+    "The results of parallel tool calls are stored as separate user messages, one per completion.",
+)
+class ParallelResultsSplit(ReferenceHistoryStore):
+    def on_tool_completed(self, event: ev.ToolCompleted, store: _Store) -> None:
+        for call in event.calls:
+            store.add_use(call)
+            result = event.result_for(call.id)
+            store.messages.append(
+                (
+                    "user",
+                    [
+                        ToolResultBlock(
+                            call.id,
+                            result.content if result else "",
+                            result.is_error if result else False,
+                        )
+                    ],
+                )
+            )
+            store.answered.add(call.id)
+
+
+@mutant(
+    "interrupted-left-open",
+    "A cancelled turn leaves its tool_use without a result, in storage and in the request.",
+)
+class InterruptedLeftOpen(ReferenceHistoryStore):
+    def request(self, session_id: str) -> list[dict[str, object]]:
+        return self.history(session_id)
+
+    def feed(self, event: ev.SessionEvent) -> None:
+        if isinstance(event, (ev.UserTurnStart, ev.InteractionEnd)):
+            return  # no closing of interrupted calls
+        super().feed(event)
+
+    def on_user_message(self, event: ev.UserMessage, store: _Store) -> None:
+        store.messages.append(("user", [TextBlock(event.text)]))
+
+
+@mutant(
+    "custom-message-between",
+    "A system message is persisted as a user message, and results are appended after it, so it lands between a tool_use and its tool_result.",
+)
+class CustomMessageBetween(ReferenceHistoryStore):
+    def feed(self, event: ev.SessionEvent) -> None:
+        if isinstance(event, ev.SystemMessage):
+            store = self.store_for(event)
+            store.messages.append(("user", [TextBlock(f"[{event.severity}] {event.text}")]))
+            return
+        super().feed(event)
+
+    def on_tool_completed(self, event: ev.ToolCompleted, store: _Store) -> None:
+        for call in event.calls:
+            store.add_use(call)
+            result = event.result_for(call.id)
+            block = ToolResultBlock(
+                call.id, result.content if result else "", bool(result and result.is_error)
+            )
+            last = store.messages[-1]
+            if last[0] == "user" and all(isinstance(b, ToolResultBlock) for b in last[1]):
+                last[1].append(block)
+            else:
+                store.messages.append(("user", [block]))
+            store.answered.add(call.id)
+
+
+@mutant(
+    "resume-skips-tool-calls",
+    "Rebuilding a transcript from stored history skips regular tool calls.",
+)
+class ResumeSkipsToolCalls(ReferenceHistoryStore):
+    def stored_for_rebuild(self, session_id: str) -> tuple[HistoryMessage, ...]:
+        return tuple(
+            HistoryMessage(m.role, tuple(b for b in m.blocks if not isinstance(b, ToolUseBlock)))
+            for m in self.stored(session_id)
+        )

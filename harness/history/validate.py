@@ -1,0 +1,314 @@
+"""Tool pairing in a history, checked and repaired (seed 004, REAL_BUGS rows 15, 18-21).
+
+The rule is Anthropic's documented one, which OpenAI's reduces to:
+
+- forward: every tool_use of an assistant message has exactly one tool_result in the message
+  immediately after it, which must be a user message (else ``missing_result``);
+- reverse: every tool_result refers to a tool_use of the immediately preceding assistant
+  message (else ``orphan_result``); a second result for the same tool_use is a
+  ``duplicate_result``.
+
+For the OpenAI shape a run of ``tool`` messages (and the user message right after it) is the
+"user message", and a system or developer message is a message like any other: one between a
+call and its results breaks the pairing.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal, overload
+
+from harness.history.convert import (
+    HistoryFormatError,
+    _Item,
+    _read_anthropic,
+    _read_neutral,
+    _read_openai,
+    _Turn,
+    _write_anthropic,
+    _write_openai,
+    detect_shape,
+)
+from harness.model.history import HistoryMessage, ToolResultBlock, ToolUseBlock
+
+INTERRUPTED_RESULT = "The tool call was interrupted before it returned a result."
+
+ProblemKind = Literal["missing_result", "orphan_result", "duplicate_result"]
+_Status = Literal["valid", "orphan", "duplicate"]
+
+
+@dataclass(frozen=True, slots=True)
+class PairingProblem:
+    """One broken tool pairing; ``message_index`` is a position in the list as given.
+
+    For the OpenAI shape that is the assistant message of a ``missing_result`` and the ``tool``
+    message of an ``orphan_result`` or ``duplicate_result``.
+    """
+
+    kind: ProblemKind
+    message_index: int
+    tool_id: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"message {self.message_index}: {self.kind}: tool {self.tool_id}: {self.message}"
+
+
+def validate_history(
+    messages: Sequence[HistoryMessage] | Sequence[Mapping[str, Any]],
+) -> list[PairingProblem]:
+    """Every pairing problem of a neutral history or a provider message list, in message order.
+
+    >>> validate_history([
+    ...     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {}}]},
+    ...     {"role": "user", "content": "go on"},
+    ... ])[0].kind
+    'missing_result'
+
+    A list that is not a history raises ``HistoryFormatError``.
+    """
+    turns = _read(messages)[1]
+    pairing = _pair(turns)
+    problems = []
+    for k, turn in enumerate(turns):
+        for call in pairing.missing.get(k, ()):
+            problems.append(
+                PairingProblem("missing_result", turn.index, call.id, _missing(turns, k, call))
+            )
+        for p, item in enumerate(turn.items):
+            status = pairing.status.get((k, p))
+            if status == "orphan" or status == "duplicate":
+                tool_id = _result_id(item)
+                kind: ProblemKind = "orphan_result" if status == "orphan" else "duplicate_result"
+                text = (
+                    _orphan(turns, k, item, pairing)
+                    if status == "orphan"
+                    else _duplicate(turns, k, item)
+                )
+                problems.append(PairingProblem(kind, item.index, tool_id, text))
+    return problems
+
+
+@overload
+def repair_history(messages: Sequence[HistoryMessage]) -> tuple[HistoryMessage, ...]: ...
+
+
+@overload
+def repair_history(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]: ...
+
+
+def repair_history(
+    messages: Sequence[HistoryMessage] | Sequence[Mapping[str, Any]],
+) -> tuple[HistoryMessage, ...] | list[dict[str, Any]]:
+    """The history with its pairing fixed, in the shape it was given.
+
+    >>> repair_history([
+    ...     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {}}]},
+    ...     {"role": "user", "content": "go on"},
+    ... ])[1]["content"][0]["content"]
+    'The tool call was interrupted before it returned a result.'
+
+    Orphan results are dropped, or moved to the nearest earlier tool_use of theirs that has no
+    result; duplicates are dropped (the first is kept); a tool_use still without a result gets
+    ``INTERRUPTED_RESULT`` (``is_error=True``) merged into the next user message, before its
+    text, or in a new user message when the next message is not a user message. A user message
+    left empty is removed. Valid pairs, assistant messages and everything else are unchanged.
+    """
+    if not messages:
+        return [] if isinstance(messages, list) else ()
+    shape, turns = _read(messages)
+    repaired = _repair(turns)
+    if shape == "neutral":
+        return tuple(t.neutral() for t in repaired)
+    return _write_anthropic(repaired) if shape == "anthropic" else _write_openai(repaired)
+
+
+# -- pairing -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairing:
+    status: dict[tuple[int, int], _Status]  # (turn, item) of every tool result, in order
+    missing: dict[int, list[ToolUseBlock]]  # assistant turn -> its calls without a result
+    callers: dict[str, list[int]]  # tool id -> the assistant turns that call it, in order
+
+
+def _read(
+    messages: Sequence[HistoryMessage] | Sequence[Mapping[str, Any]],
+) -> tuple[Literal["neutral", "anthropic", "openai"], tuple[_Turn, ...]]:
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+        raise HistoryFormatError(f"expected a list of messages, got {type(messages).__name__}")
+    neutral = [isinstance(m, HistoryMessage) for m in messages]
+    shape: Literal["neutral", "anthropic", "openai"]
+    if all(neutral):
+        shape, turns = "neutral", _read_neutral(messages)  # type: ignore[arg-type]
+    elif any(neutral):
+        raise HistoryFormatError(
+            "is a HistoryMessage in a list of provider messages; a history is one or the other",
+            index=neutral.index(True),
+        )
+    else:
+        shape = detect_shape(messages)  # type: ignore[arg-type]
+        read = _read_openai if shape == "openai" else _read_anthropic
+        turns = read(messages)  # type: ignore[arg-type]
+    for turn in turns:
+        ids = [call.id for call in turn.tool_uses()]
+        if len(set(ids)) < len(ids):
+            repeated = next(i for n, i in enumerate(ids) if i in ids[:n])
+            raise HistoryFormatError(
+                f"two tool calls share the id {repeated!r}; each call needs its own id",
+                index=turn.index,
+            )
+    return shape, turns
+
+
+def _pair(turns: Sequence[_Turn]) -> _Pairing:
+    status: dict[tuple[int, int], _Status] = {}
+    missing: dict[int, list[ToolUseBlock]] = {}
+    callers: dict[str, list[int]] = {}
+    for k, turn in enumerate(turns):
+        if turn.role == "assistant":
+            for call in turn.tool_uses():
+                callers.setdefault(call.id, []).append(k)
+            after = turns[k + 1] if k + 1 < len(turns) else None
+            answered = (
+                {_result_id(i) for i in after.items if isinstance(i.block, ToolResultBlock)}
+                if after is not None and after.role == "user"
+                else set()
+            )
+            missing[k] = [call for call in turn.tool_uses() if call.id not in answered]
+        elif turn.role == "user":
+            before = turns[k - 1] if k else None
+            called = (
+                {call.id for call in before.tool_uses()}
+                if before is not None and before.role == "assistant"
+                else set()
+            )
+            seen: set[str] = set()
+            for p, item in enumerate(turn.items):
+                if isinstance(item.block, ToolResultBlock):
+                    tool_id = item.block.tool_use_id
+                    status[(k, p)] = (
+                        "orphan"
+                        if tool_id not in called
+                        else "duplicate"
+                        if tool_id in seen
+                        else "valid"
+                    )
+                    seen.add(tool_id)
+    return _Pairing(status, missing, callers)
+
+
+def _repair(turns: Sequence[_Turn]) -> list[_Turn]:
+    pairing = _pair(turns)
+    fill: dict[int, dict[str, _Item]] = {k: {} for k in pairing.missing}
+    unanswered: dict[str, list[int]] = {}  # tool id -> assistant turns still without its result
+    for a, calls in pairing.missing.items():
+        for call in calls:
+            unanswered.setdefault(call.id, []).append(a)
+    drop: set[tuple[int, int]] = set()
+    for (k, p), status in pairing.status.items():
+        if status == "valid":
+            continue
+        drop.add((k, p))
+        if status == "duplicate":
+            continue
+        item = turns[k].items[p]
+        waiting = unanswered.get(_result_id(item), [])
+        nearest = bisect_left(waiting, k)  # the nearest earlier call still without its result
+        if nearest:
+            fill[waiting.pop(nearest - 1)][_result_id(item)] = item  # moved to that call
+    for a, calls in pairing.missing.items():
+        for call in calls:
+            fill[a].setdefault(
+                call.id, _Item(ToolResultBlock(call.id, INTERRUPTED_RESULT, True), -1)
+            )
+
+    out: list[_Turn] = []
+    for k, turn in enumerate(turns):
+        if turn.role != "user":
+            out.append(turn)
+            if fill.get(k) and (k + 1 == len(turns) or turns[k + 1].role != "user"):
+                out.append(_Turn("user", "user", -1, _in_call_order(turn, fill[k]), edited=True))
+            continue
+        added = _in_call_order(turns[k - 1], fill[k - 1]) if k and fill.get(k - 1) else ()
+        kept = tuple(item for p, item in enumerate(turn.items) if (k, p) not in drop)
+        if not added and len(kept) == len(turn.items):
+            out.append(turn)
+            continue
+        if added:  # tool results first, then the message's other content
+            results = tuple(i for i in kept if isinstance(i.block, ToolResultBlock))
+            kept = (
+                *results,
+                *added,
+                *(i for i in kept if not isinstance(i.block, ToolResultBlock)),
+            )
+        if kept:  # a user message left empty is removed
+            out.append(replace(turn, items=kept, edited=True))
+    return out
+
+
+def _in_call_order(assistant: _Turn, results: dict[str, _Item]) -> tuple[_Item, ...]:
+    return tuple(results[call.id] for call in assistant.tool_uses() if call.id in results)
+
+
+def _result_id(item: _Item) -> str:
+    assert isinstance(item.block, ToolResultBlock)
+    return item.block.tool_use_id
+
+
+# -- sentences ---------------------------------------------------------------------------------
+
+
+def _missing(turns: Sequence[_Turn], k: int, call: ToolUseBlock) -> str:
+    said = f"assistant message {turns[k].index} calls {call.name!r} as tool_use {call.id!r}"
+    after = turns[k + 1] if k + 1 < len(turns) else None
+    if after is None:
+        return f"{said}, but no message follows it with the tool_result"
+    if after.role == "user":
+        return f"{said}, but the next message ({after.index}) has no tool_result for it"
+    return (
+        f"{said}, but the next message ({after.index}) is {_a(after.label)} message, not the "
+        "user message with its tool_result"
+    )
+
+
+def _orphan(turns: Sequence[_Turn], k: int, item: _Item, pairing: _Pairing) -> str:
+    tool_id = _result_id(item)
+    said = f"message {item.index} holds a tool_result for {tool_id!r}"
+    before = turns[k - 1] if k else None
+    if before is None:
+        text = f"{said}, but no assistant message comes before it"
+    elif before.role == "assistant":
+        text = f"{said}, but the assistant message before it ({before.index}) has no tool_use {tool_id!r}"
+    else:
+        text = (
+            f"{said}, but the message before it ({before.index}) is {_a(before.label)} message, "
+            "not the assistant message that made the call"
+        )
+    callers = pairing.callers.get(tool_id, [])
+    nearest = bisect_left(callers, k)
+    if not nearest:
+        return text
+    return (
+        f"{text}; tool_use {tool_id!r} is in assistant message {turns[callers[nearest - 1]].index}"
+    )
+
+
+def _duplicate(turns: Sequence[_Turn], k: int, item: _Item) -> str:
+    tool_id = _result_id(item)
+    first = next(
+        i
+        for i in turns[k].items
+        if isinstance(i.block, ToolResultBlock) and i.block.tool_use_id == tool_id
+    )
+    return (
+        f"message {item.index} holds a second tool_result for {tool_id!r}; tool_use {tool_id!r} of "
+        f"assistant message {turns[k - 1].index} already has one (in message {first.index})"
+    )
+
+
+def _a(word: str) -> str:
+    return f"an {word}" if word[:1] in "aeio" else f"a {word}"  # a user, an assistant

@@ -1,0 +1,298 @@
+"""History-layer rules (seed 004, REAL_BUGS rows 15, 18-21): what a consumer stores and sends."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.history import PairingProblem, validate_history
+from harness.model import session as ev
+from harness.model.history import (
+    HistoryMessage,
+    ToolResultBlock,
+    ToolUseBlock,
+    history_from_events,
+)
+from harness.model.observation import Message
+from harness.rules.registry import Violation, rule
+from harness.rules.session import Checkpoint
+from harness.rules.session_ledger import CallRecord, SessionLedger, project_history
+
+SEED_004 = "seed 004 (docker-agent #2053: corrupted session history)"
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    """What the adapter showed for one top-level session at a checkpoint."""
+
+    session_id: str
+    stored: tuple[HistoryMessage, ...]
+    raw_request: Any
+    shape: str
+    request: tuple[HistoryMessage, ...]
+    rebuilt: tuple[Message, ...] | None
+    at_rest: bool
+
+
+class HistoryCheck:
+    def __init__(
+        self,
+        ledger: SessionLedger,
+        trace: Sequence[ev.SessionEvent],
+        checkpoint: Checkpoint,
+        sessions: dict[str, StoredSession],
+    ) -> None:
+        self.ledger = ledger
+        self.trace = trace
+        self.checkpoint = checkpoint
+        self.c = checkpoint.index
+        self.sessions = sessions
+        self._problems: dict[tuple[str, str], list[PairingProblem]] = {}
+        self._texts: dict[tuple[str, str], set[str]] = {}
+
+    def problems(self, session: StoredSession, which: str) -> list[PairingProblem]:
+        """Pairing problems of the stored history or of the request (computed once)."""
+        key = (session.session_id, which)
+        if key not in self._problems:
+            target = session.stored if which == "stored" else session.raw_request
+            self._problems[key] = validate_history(target)
+        return self._problems[key]
+
+    def subsession_texts(self, session_id: str) -> set[str]:
+        """The whole text of every message of the session's sub-sessions (nested too), so far."""
+        key = (session_id, "texts")
+        if key not in self._texts:
+            ledger = self.ledger
+            descendants = {s for s in ledger.parent if ledger.is_descendant(s, session_id)}
+            parts: dict[tuple[str, str], list[str]] = {}
+            for event in self.trace[: self.c + 1]:
+                if isinstance(event, ev.MessageDelta) and event.session_id in descendants:
+                    parts.setdefault((event.session_id, event.message_id), []).append(event.text)
+            self._texts[key] = {"".join(p) for p in parts.values()}
+        return self._texts[key]
+
+    def live_call(self, session_id: str, tool_id: str) -> CallRecord | None:
+        """The session's call with that id in the trace (None: it came from restored history)."""
+        return self.ledger.live_call((session_id, tool_id), self.c)
+
+    def index_of(self, session_id: str, tool_id: str) -> int:
+        record = self.live_call(session_id, tool_id)
+        if record is None:
+            return self.c
+        return record.completed_index if record.completed_by(self.c) else record.timeline[-1][0]
+
+
+def _pairing(
+    c: HistoryCheck, kinds: tuple[str, ...], rule_id: str, *, interrupted: bool
+) -> Iterator[Violation]:
+    """Problems of these kinds in the request, and at rest in the stored history, for calls that
+    did (or, with ``interrupted``, did not) complete in the trace."""
+    for session in c.sessions.values():
+        places = [("request", "the request its converter would send")]
+        if session.at_rest:
+            places.insert(0, ("stored", "the stored history"))
+        for which, what in places:
+            for problem in c.problems(session, which):
+                if problem.kind not in kinds:
+                    continue
+                record = c.live_call(session.session_id, problem.tool_id)
+                if which == "stored" and record is None:
+                    continue  # restored as it was: only the request must be repaired
+                never_completed = record is not None and not record.completed_by(c.c)
+                if never_completed != interrupted:
+                    continue
+                yield Violation(
+                    rule_id,
+                    c.index_of(session.session_id, problem.tool_id),
+                    f"in {what} of session {session.session_id!r}, message {problem.message_index}: "
+                    f"{problem.message}",
+                )
+
+
+@rule(
+    "forward-pairing",
+    layer="history",
+    source=SEED_004,
+    statement="Every assistant tool_use has its tool_result in the next user message.",
+)
+def forward_pairing(c: HistoryCheck) -> Iterator[Violation]:
+    return _pairing(c, ("missing_result",), "forward-pairing", interrupted=False)
+
+
+@rule(
+    "reverse-pairing",
+    layer="history",
+    source=f"{SEED_004}; REAL_BUGS rows 15 and 19",
+    statement="Every tool_result refers to a tool_use in the immediately preceding assistant message, once.",
+)
+def reverse_pairing(c: HistoryCheck) -> Iterator[Violation]:
+    yield from _pairing(
+        c, ("orphan_result", "duplicate_result"), "reverse-pairing", interrupted=False
+    )
+    yield from _pairing(
+        c, ("orphan_result", "duplicate_result"), "reverse-pairing", interrupted=True
+    )
+
+
+@rule(
+    "interrupted-turns",
+    layer="history",
+    source="REAL_BUGS row 18 (orphaned tool_use after a Stop button)",
+    statement="A turn cancelled mid tool call leaves a history the provider will accept.",
+)
+def interrupted_turns(c: HistoryCheck) -> Iterator[Violation]:
+    for violation in _pairing(c, ("missing_result",), "interrupted-turns", interrupted=True):
+        yield Violation(
+            violation.rule,
+            violation.event_index,
+            violation.message + " (the tool never completed: its turn was interrupted)",
+        )
+
+
+def _results_only(message: HistoryMessage) -> bool:
+    return message.role == "user" and all(isinstance(b, ToolResultBlock) for b in message.blocks)
+
+
+def _pairs(history: Sequence[HistoryMessage]) -> dict[str, tuple[ToolUseBlock, ToolResultBlock]]:
+    """Valid (tool_use, tool_result) pairs: the result in the message right after the use."""
+    pairs: dict[str, tuple[ToolUseBlock, ToolResultBlock]] = {}
+    for before, after in itertools.pairwise(history):
+        if before.role != "assistant" or after.role != "user":
+            continue
+        uses = {b.id: b for b in before.blocks if isinstance(b, ToolUseBlock)}
+        for block in after.blocks:
+            if isinstance(block, ToolResultBlock) and block.tool_use_id in uses:
+                pairs.setdefault(block.tool_use_id, (uses[block.tool_use_id], block))
+    return pairs
+
+
+@rule(
+    "repair-merges",
+    layer="history",
+    source=f"{SEED_004} (the merge-based repair)",
+    statement=(
+        "A repair adds missing results into the existing next user message rather than "
+        "inserting a separate one, drops orphans, and keeps every valid pair."
+    ),
+)
+def repair_merges(c: HistoryCheck) -> Iterator[Violation]:
+    for session in c.sessions.values():
+        request = session.request
+        for i in range(len(request) - 1):
+            if _results_only(request[i]) and request[i + 1].role == "user" and request[i].blocks:
+                ids = ", ".join(
+                    b.tool_use_id for b in request[i].blocks if isinstance(b, ToolResultBlock)
+                )
+                yield Violation(
+                    "repair-merges",
+                    c.c,
+                    f"the request of session {session.session_id!r} has a user message holding only "
+                    f"the results {ids} (message {i}) right before another user message; results "
+                    f"belong merged into the one user message after their tool_use",
+                )
+        kept = _pairs(request)
+        for tool_id, (use, result) in _pairs(session.stored).items():
+            if kept.get(tool_id) != (use, result):
+                yield Violation(
+                    "repair-merges",
+                    c.index_of(session.session_id, tool_id),
+                    f"the stored history of session {session.session_id!r} pairs tool {tool_id} "
+                    f"with its result validly, but the request "
+                    + ("lost that pair" if tool_id not in kept else "changed it"),
+                )
+
+
+@rule(
+    "parent-isolation",
+    layer="history",
+    source="seed 004; REAL_BUGS row 20 (docker-agent #1738)",
+    statement="Sub-agent messages are not persisted into the parent session.",
+)
+def parent_isolation(c: HistoryCheck) -> Iterator[Violation]:
+    for session in c.sessions.values():
+        foreign_texts = c.subsession_texts(session.session_id)
+        for i, message in enumerate(session.stored):
+            for block in message.blocks:
+                tool_id = (
+                    block.id
+                    if isinstance(block, ToolUseBlock)
+                    else block.tool_use_id
+                    if isinstance(block, ToolResultBlock)
+                    else None
+                )
+                if tool_id is not None:
+                    owners = c.ledger.sessions_using(tool_id, c.c)
+                    if owners and session.session_id not in owners:
+                        owner = sorted(owners)[0]
+                        yield Violation(
+                            "parent-isolation",
+                            c.index_of(owner, tool_id),
+                            f"the stored history of session {session.session_id!r} holds tool "
+                            f"{tool_id} (message {i}), a call of session {owner!r}",
+                        )
+                elif _text(block) and _text(block) in foreign_texts:
+                    yield Violation(
+                        "parent-isolation",
+                        c.c,
+                        f"the stored history of session {session.session_id!r} holds the text "
+                        f"{_text(block)[:60]!r} (message {i}), a message of one of its sub-sessions",
+                    )
+
+
+def _text(block: object) -> str:
+    return getattr(block, "text", "")
+
+
+@rule(
+    "history-resume-equivalence",
+    layer="history",
+    source="seed 000, problem 5",
+    statement=(
+        "The transcript rebuilt from what the adapter stored has the messages and attachments "
+        "the live session had, tool calls and results matched by id."
+    ),
+)
+def history_resume_equivalence(c: HistoryCheck) -> Iterator[Violation]:
+    for session in c.sessions.values():
+        if session.rebuilt is None:
+            continue
+        live = project_history(
+            session.session_id, history_from_events(c.trace[: c.c + 1], session.session_id)
+        )
+        # A call that never completed (live, or in a restored history) may come back closed by
+        # an error result; any other difference counts.
+        shown_live = {t.id for m in live for t in m.tool_calls}
+        closed = {
+            t.id
+            for m in session.rebuilt
+            for t in m.tool_calls
+            if t.is_error and t.id not in shown_live
+        }
+        rebuilt = [_view(m, closed) for m in session.rebuilt]
+        wanted = [_view(m, closed) for m in live]
+        for i, (want, got) in enumerate(zip(wanted, rebuilt, strict=False)):
+            if want != got:
+                yield Violation(
+                    "history-resume-equivalence",
+                    c.c,
+                    f"rebuilding session {session.session_id!r} from its stored history gives, as "
+                    f"message {i}, {got}; the live session had {want}",
+                )
+                break
+        else:
+            if len(wanted) != len(rebuilt):
+                yield Violation(
+                    "history-resume-equivalence",
+                    c.c,
+                    f"rebuilding session {session.session_id!r} from its stored history gives "
+                    f"{len(rebuilt)} messages; the live session had {len(wanted)}",
+                )
+
+
+def _view(message: Message, ignore: set[str]) -> tuple[object, ...]:
+    calls = tuple(
+        sorted((t.id, t.name, t.result) for t in message.tool_calls if t.id not in ignore)
+    )
+    return (message.role, message.text, calls)

@@ -1,0 +1,877 @@
+"""Tool pairing in stored histories: conversion, validation against an oracle, repair, CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.cli import main
+from harness.history import (
+    HistoryFormatError,
+    PairingProblem,
+    detect_shape,
+    from_anthropic,
+    from_openai,
+    repair_history,
+    to_anthropic,
+    to_openai,
+    validate_history,
+)
+from harness.model.history import (
+    Block,
+    HistoryMessage,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+
+INTERRUPTED = "The tool call was interrupted before it returned a result."
+POOL = tuple(f"t{n}" for n in range(8))
+
+# -- strategies --------------------------------------------------------------------------------
+
+words = st.text(alphabet="ab é\n", max_size=5)
+arguments = st.dictionaries(st.sampled_from(("path", "cmd")), words, max_size=2).map(
+    lambda value: json.dumps(value, ensure_ascii=False)
+)
+
+
+@st.composite
+def tool_use(draw: st.DrawFn, tool_id: str) -> ToolUseBlock:
+    return ToolUseBlock(tool_id, draw(st.sampled_from(("read", "bash"))), draw(arguments))
+
+
+@st.composite
+def tool_result(draw: st.DrawFn, tool_id: str) -> ToolResultBlock:
+    return ToolResultBlock(tool_id, draw(words), draw(st.booleans()))
+
+
+Draft = list[tuple[str, list[Block]]]
+
+
+@st.composite
+def sessions(draw: st.DrawFn, unique_ids: bool) -> Draft:
+    """Well-paired turns: user text, an assistant with parallel calls, results in any order."""
+    messages: Draft = []
+    used: set[str] = set()
+    for _ in range(draw(st.integers(0, 4))):
+        if draw(st.booleans()):
+            messages.append(("user", [TextBlock(draw(words))]))
+        blocks: list[Block] = []
+        if draw(st.booleans()):
+            blocks.append(ThinkingBlock(draw(words)))
+        if draw(st.booleans()):
+            blocks.append(TextBlock(draw(words)))
+        free = [i for i in POOL if i not in used] if unique_ids else list(POOL)
+        calls = draw(st.lists(st.sampled_from(free), unique=True, max_size=3)) if free else []
+        used.update(calls)
+        blocks += [draw(tool_use(i)) for i in calls]
+        if draw(st.integers(0, 4)) == 0:
+            blocks.append(TextBlock(draw(words)))  # text after the calls
+        messages.append(("assistant", blocks))
+        if calls:
+            reply: list[Block] = [draw(tool_result(i)) for i in draw(st.permutations(calls))]
+            if draw(st.booleans()):
+                reply.append(TextBlock(draw(words)))
+            messages.append(("user", reply))
+    return messages
+
+
+MUTATIONS = (
+    "drop_result",  # row 18: the result was never written
+    "duplicate_result",  # row 15: the tool ran twice
+    "split_results",  # row 19: parallel results split across user messages
+    "insert_between",  # row 19: a custom message between call and result
+    "move_result",
+    "orphan",  # row 20 / seed 004: a result of another session
+    "drop_message",
+    "truncate",  # row 18: interrupted
+    "swap",
+)
+
+
+def _pick(draw: st.DrawFn, n: int) -> int:
+    return draw(st.integers(0, max(n - 1, 0)))
+
+
+def _result_places(messages: Draft) -> list[tuple[int, int]]:
+    return [
+        (i, j)
+        for i, (_, blocks) in enumerate(messages)
+        for j, b in enumerate(blocks)
+        if isinstance(b, ToolResultBlock)
+    ]
+
+
+@st.composite
+def mutate(draw: st.DrawFn, messages: Draft) -> Draft:
+    for mutation in draw(st.lists(st.sampled_from(MUTATIONS), max_size=3)):
+        places = _result_places(messages)
+        if mutation == "drop_result" and places:
+            i, j = places[_pick(draw, len(places))]
+            del messages[i][1][j]
+        elif mutation == "duplicate_result" and places:
+            i, j = places[_pick(draw, len(places))]
+            original = messages[i][1][j]
+            assert isinstance(original, ToolResultBlock)
+            copy = draw(st.sampled_from((original, ToolResultBlock(original.tool_use_id, "again"))))
+            messages[i][1].insert(_pick(draw, len(messages[i][1]) + 1), copy)
+        elif mutation == "split_results" and places:
+            i, _ = places[_pick(draw, len(places))]
+            cut = draw(st.integers(0, len(messages[i][1])))
+            blocks = messages[i][1]
+            messages[i : i + 1] = [("user", blocks[:cut]), ("user", blocks[cut:])]
+        elif mutation == "insert_between":
+            role = draw(st.sampled_from(("user", "assistant")))
+            messages.insert(_pick(draw, len(messages) + 1), (role, [TextBlock("needs attention")]))
+        elif mutation == "move_result" and places:
+            i, j = places[_pick(draw, len(places))]
+            block = messages[i][1].pop(j)
+            users = [k for k, (role, _) in enumerate(messages) if role == "user"]
+            if users and draw(st.booleans()):
+                k = users[_pick(draw, len(users))]
+                messages[k][1].insert(_pick(draw, len(messages[k][1]) + 1), block)
+            else:
+                messages.insert(_pick(draw, len(messages) + 1), ("user", [block]))
+        elif mutation == "orphan":
+            block = draw(tool_result(draw(st.sampled_from(POOL))))
+            messages.insert(_pick(draw, len(messages) + 1), ("user", [block]))
+        elif mutation == "drop_message" and messages:
+            del messages[_pick(draw, len(messages))]
+        elif mutation == "truncate":
+            del messages[_pick(draw, len(messages) + 1) :]
+        elif mutation == "swap" and len(messages) > 1:
+            k = _pick(draw, len(messages) - 1)
+            messages[k], messages[k + 1] = messages[k + 1], messages[k]
+    return messages
+
+
+@st.composite
+def chaos(draw: st.DrawFn) -> Draft:
+    """Any sequence of messages with blocks where each kind is allowed."""
+    messages: Draft = []
+    for _ in range(draw(st.integers(0, 6))):
+        if draw(st.booleans()):
+            calls = draw(st.lists(st.sampled_from(POOL[:4]), unique=True, max_size=3))
+            extra = draw(st.lists(st.sampled_from(("text", "thinking")), max_size=2))
+            blocks: list[Block] = [
+                TextBlock("t") if e == "text" else ThinkingBlock("h") for e in extra
+            ]
+            blocks += [draw(tool_use(i)) for i in calls]
+            messages.append(("assistant", draw(st.permutations(blocks))))
+        else:
+            ids = draw(st.lists(st.sampled_from(POOL[:4]), max_size=3))
+            reply: list[Block] = [draw(tool_result(i)) for i in ids]
+            reply += [TextBlock("u")] * draw(st.integers(0, 1))
+            messages.append(("user", draw(st.permutations(reply))))
+    return messages
+
+
+def _freeze(messages: Draft) -> tuple[HistoryMessage, ...]:
+    return tuple(HistoryMessage(role, tuple(blocks)) for role, blocks in messages)
+
+
+@st.composite
+def histories(draw: st.DrawFn, unique_ids: bool = False) -> tuple[HistoryMessage, ...]:
+    if not unique_ids and draw(st.integers(0, 3)) == 0:
+        return _freeze(draw(chaos()))
+    return _freeze(draw(mutate(draw(sessions(unique_ids)))))
+
+
+# -- the oracle: pairing stated from each side, independently of harness.history --------------
+
+
+def uses(message: HistoryMessage | None) -> list[ToolUseBlock]:
+    if message is None or message.role != "assistant":
+        return []
+    return [b for b in message.blocks if isinstance(b, ToolUseBlock)]
+
+
+def results(message: HistoryMessage | None) -> list[ToolResultBlock]:
+    if message is None or message.role != "user":
+        return []
+    return [b for b in message.blocks if isinstance(b, ToolResultBlock)]
+
+
+def at(history: Sequence[HistoryMessage], i: int) -> HistoryMessage | None:
+    return history[i] if 0 <= i < len(history) else None
+
+
+def oracle(history: Sequence[HistoryMessage]) -> list[tuple[str, int, str]]:
+    """(kind, message index, tool id) of every pairing problem."""
+    found = []
+    for i, message in enumerate(history):
+        for call in uses(message):
+            answers = [r for r in results(at(history, i + 1)) if r.tool_use_id == call.id]
+            if not answers:
+                found.append(("missing_result", i, call.id))
+            found += [("duplicate_result", i + 1, call.id)] * (len(answers) - 1)
+        called = {call.id for call in uses(at(history, i - 1))}
+        found += [
+            ("orphan_result", i, r.tool_use_id)
+            for r in results(message)
+            if r.tool_use_id not in called
+        ]
+    return sorted(found, key=lambda p: (p[1], p))
+
+
+def valid_pairs(history: Sequence[HistoryMessage]) -> list[tuple[int, ToolResultBlock]]:
+    """(ordinal of the assistant message, the result that answers one of its calls)."""
+    pairs = []
+    assistants = [i for i, m in enumerate(history) if m.role == "assistant"]
+    for ordinal, i in enumerate(assistants):
+        for call in uses(history[i]):
+            answers = [r for r in results(at(history, i + 1)) if r.tool_use_id == call.id]
+            if answers:
+                pairs.append((ordinal, answers[0]))
+    return pairs
+
+
+def found(problems: list[PairingProblem]) -> list[tuple[str, int, str]]:
+    return sorted(((p.kind, p.message_index, p.tool_id) for p in problems), key=lambda p: (p[1], p))
+
+
+def others(message: HistoryMessage) -> list[Block]:
+    return [b for b in message.blocks if not isinstance(b, ToolResultBlock)]
+
+
+# -- (a) validation matches the oracle ---------------------------------------------------------
+
+
+@settings(max_examples=300)
+@given(histories())
+def test_validate_reports_exactly_the_oracle_problems(history):
+    problems = validate_history(history)
+    assert found(problems) == oracle(history)
+    assert [p.message_index for p in problems] == sorted(p.message_index for p in problems)
+    for p in problems:
+        assert repr(p.tool_id) in p.message and f"message {p.message_index}" in p.message
+
+
+def test_oracle_and_validator_disagree_on_a_bad_history_only_if_broken():
+    # the oracle itself must see what the hand cases say
+    history = _freeze(
+        [
+            ("assistant", [ToolUseBlock("a", "read"), ToolUseBlock("b", "read")]),
+            ("user", [ToolResultBlock("a", "1"), ToolResultBlock("a", "2")]),
+            ("user", [ToolResultBlock("b", "3")]),
+        ]
+    )
+    assert oracle(history) == [
+        ("missing_result", 0, "b"),
+        ("duplicate_result", 1, "a"),
+        ("orphan_result", 2, "b"),
+    ]
+
+
+# -- (b) repair --------------------------------------------------------------------------------
+
+
+@settings(max_examples=300)
+@given(histories())
+def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
+    repaired = repair_history(history)
+    assert isinstance(repaired, tuple)
+    assert validate_history(repaired) == []
+    assert repair_history(repaired) == repaired
+    if not oracle(history):
+        assert repaired == history
+
+    # assistant messages are untouched, so the k-th one is the same call site before and after
+    before = [i for i, m in enumerate(history) if m.role == "assistant"]
+    after = [i for i, m in enumerate(repaired) if m.role == "assistant"]
+    assert [history[i] for i in before] == [repaired[i] for i in after]
+    for ordinal, result in valid_pairs(history):
+        answers = [
+            r
+            for r in results(at(repaired, after[ordinal] + 1))
+            if r.tool_use_id == result.tool_use_id
+        ]
+        assert answers == [result]
+
+    # text and thinking of user messages are kept, in order
+    assert [others(m) for m in history if m.role == "user" and others(m)] == [
+        others(m) for m in repaired if m.role == "user" and others(m)
+    ]
+
+    # results are merged into an existing next user message, never into a new one before it
+    inserted = 0
+    for ordinal, i in enumerate(before):
+        following = at(history, i + 1)
+        if not uses(history[i]):
+            continue
+        if following is not None and following.role == "user":
+            assert others(repaired[after[ordinal] + 1]) == others(following)
+        else:
+            inserted += 1
+    users_before = sum(m.role == "user" for m in history)
+    assert sum(m.role == "user" for m in repaired) <= users_before + inserted
+
+    # every result is one of the input's, or the synthetic one
+    originals = {r for m in history for r in results(m)}
+    for m in repaired:
+        for r in results(m):
+            assert r in originals or r == ToolResultBlock(r.tool_use_id, INTERRUPTED, True)
+
+
+@settings(max_examples=300)
+@given(histories(unique_ids=True))
+def test_repair_moves_a_real_result_to_its_call_instead_of_inventing_one(history):
+    repaired = repair_history(history)
+    after = [i for i, m in enumerate(repaired) if m.role == "assistant"]
+    missing = {(i, tool_id) for kind, i, tool_id in oracle(history) if kind == "missing_result"}
+    orphans = [
+        (i, r)
+        for i, m in enumerate(history)
+        for r in results(m)
+        if ("orphan_result", i, r.tool_use_id) in oracle(history)
+    ]
+    for ordinal, i in enumerate(i for i, m in enumerate(history) if m.role == "assistant"):
+        for call in uses(history[i]):
+            if (i, call.id) not in missing:
+                continue
+            later = [r for j, r in orphans if j > i and r.tool_use_id == call.id]
+            expected = later[0] if later else ToolResultBlock(call.id, INTERRUPTED, True)
+            answers = [r for r in results(repaired[after[ordinal] + 1]) if r.tool_use_id == call.id]
+            assert answers == [expected]
+
+
+# -- (c) both provider shapes ------------------------------------------------------------------
+
+
+def openai_form(history: Sequence[HistoryMessage]) -> tuple[HistoryMessage, ...]:
+    """The same history in the form OpenAI can carry (see harness.history.convert)."""
+    out: list[HistoryMessage] = []
+    for m in history:
+        texts = [b for b in m.blocks if isinstance(b, TextBlock)]
+        if m.role == "assistant":
+            out.append(HistoryMessage("assistant", (*texts, *uses(m))))
+            continue
+        answers = [ToolResultBlock(r.tool_use_id, r.content) for r in results(m)]
+        if out and out[-1].role == "user" and results(out[-1]) and not others(out[-1]):
+            answers = [*results(out.pop()), *answers]  # tool messages then user text merge
+        out.append(HistoryMessage("user", (*answers, *texts)))
+    return tuple(out)
+
+
+def without_is_error(history: Sequence[HistoryMessage]) -> tuple[HistoryMessage, ...]:
+    return tuple(
+        HistoryMessage(
+            m.role,
+            tuple(
+                ToolResultBlock(b.tool_use_id, b.content) if isinstance(b, ToolResultBlock) else b
+                for b in m.blocks
+            ),
+        )
+        for m in history
+    )
+
+
+@settings(max_examples=200)
+@given(histories())
+def test_anthropic_shape_round_trips_and_validates_and_repairs_the_same(history):
+    messages = to_anthropic(history)
+    assert detect_shape(messages) == "anthropic"
+    assert from_anthropic(messages) == history
+    assert validate_history(messages) == validate_history(history)
+    assert repair_history(messages) == to_anthropic(repair_history(history))
+
+
+@settings(max_examples=200)
+@given(histories().map(openai_form))
+def test_openai_shape_round_trips_and_validates_the_same(history):
+    messages = to_openai(history)
+    assert from_openai(messages) == history
+    problems = validate_history(messages)
+    assert [(p.kind, p.tool_id) for p in problems] == [
+        (p.kind, p.tool_id) for p in validate_history(history)
+    ]
+    for p in problems:  # indices point into the OpenAI list
+        message = messages[p.message_index]
+        if p.kind == "missing_result":
+            assert message["role"] == "assistant"
+            assert p.tool_id in [c["id"] for c in message["tool_calls"]]
+        else:
+            assert (message["role"], message["tool_call_id"]) == ("tool", p.tool_id)
+    repaired = repair_history(messages)
+    assert validate_history(repaired) == []
+    assert from_openai(repaired) == without_is_error(repair_history(history))
+
+
+def _anthropic_use(tool_id: str, name: str = "read", **arguments: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": arguments}
+
+
+def _anthropic_result(tool_id: str, content: str, is_error: bool = False) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": tool_id, "content": content, "is_error": is_error}
+
+
+def _openai_call(tool_id: str, name: str = "read", arguments: str = "{}") -> dict[str, Any]:
+    return {"id": tool_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _tool(tool_id: str, content: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": tool_id, "content": content}
+
+
+def kinds(messages: Any) -> list[tuple[str, int, str]]:
+    return [(p.kind, p.message_index, p.tool_id) for p in validate_history(messages)]
+
+
+def test_same_problems_at_each_shapes_own_indices():
+    anthropic = [
+        {"role": "user", "content": "Look at both."},
+        {"role": "assistant", "content": [_anthropic_use("a"), _anthropic_use("b")]},
+        {
+            "role": "user",
+            "content": [
+                _anthropic_result("b", "B"),
+                _anthropic_result("a", "A"),
+                _anthropic_result("a", "A"),
+                {"type": "text", "text": "and now?"},
+            ],
+        },
+        {"role": "assistant", "content": [_anthropic_use("c")]},
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": [_anthropic_result("c", "C")]},
+    ]
+    openai = [
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": "Look at both."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_openai_call("a"), _openai_call("b")],
+        },
+        _tool("b", "B"),
+        _tool("a", "A"),
+        _tool("a", "A"),
+        {"role": "user", "content": "and now?"},
+        {"role": "assistant", "content": None, "tool_calls": [_openai_call("c")]},
+        {"role": "assistant", "content": "done"},
+        _tool("c", "C"),
+    ]
+    assert detect_shape(openai) == "openai"
+    assert kinds(anthropic) == [
+        ("duplicate_result", 2, "a"),
+        ("missing_result", 3, "c"),
+        ("orphan_result", 5, "c"),
+    ]
+    assert kinds(openai) == [
+        ("duplicate_result", 5, "a"),
+        ("missing_result", 7, "c"),
+        ("orphan_result", 9, "c"),
+    ]
+    assert from_openai(openai) == from_anthropic(anthropic)  # the system message is left out
+    assert repair_history(openai) == [
+        *openai[:5],
+        {"role": "user", "content": "and now?"},
+        openai[7],
+        _tool("c", "C"),  # moved to its call, before the assistant message that was in between
+        openai[8],
+    ]
+
+
+def test_a_system_message_between_call_and_results_breaks_the_pairing():
+    openai = [
+        {"role": "assistant", "content": "", "tool_calls": [_openai_call("a")]},
+        {"role": "developer", "content": "Reply in French."},
+        _tool("a", "A"),
+    ]
+    assert kinds(openai) == [("missing_result", 0, "a"), ("orphan_result", 2, "a")]
+    assert repair_history(openai) == [openai[0], _tool("a", "A"), openai[1]]
+
+
+# -- hand cases from REAL_BUGS and seed 004 ----------------------------------------------------
+
+
+def test_row_15_duplicated_tool_result():
+    history = [
+        {"role": "user", "content": "Run the tests."},
+        {"role": "assistant", "content": [_anthropic_use("toolu_1", "bash", cmd="pytest")]},
+        {
+            "role": "user",
+            "content": [
+                _anthropic_result("toolu_1", "3 passed"),
+                _anthropic_result("toolu_1", "3 passed"),
+            ],
+        },
+    ]
+    (problem,) = validate_history(history)
+    assert (problem.kind, problem.message_index, problem.tool_id) == (
+        "duplicate_result",
+        2,
+        "toolu_1",
+    )
+    assert "second tool_result for 'toolu_1'" in problem.message
+    assert "assistant message 1" in problem.message
+    assert repair_history(history) == [
+        *history[:2],
+        {"role": "user", "content": [_anthropic_result("toolu_1", "3 passed")]},
+    ]
+
+
+def test_row_18_interrupted_tool_use_gets_a_result_merged_into_the_next_user_message():
+    history = [
+        {"role": "user", "content": "Fetch it."},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "On it."}, _anthropic_use("toolu_9")],
+        },
+        {"role": "user", "content": "Are you still there?"},
+    ]
+    assert kinds(history) == [("missing_result", 1, "toolu_9")]
+    assert validate_history(history)[0].message == (
+        "assistant message 1 calls 'read' as tool_use 'toolu_9', but the next message (2) has no "
+        "tool_result for it"
+    )
+    assert repair_history(history) == [
+        *history[:2],
+        {
+            "role": "user",
+            "content": [
+                _anthropic_result("toolu_9", INTERRUPTED, True),
+                {"type": "text", "text": "Are you still there?"},
+            ],
+        },
+    ]
+
+
+def test_row_18_interrupted_as_the_last_message_gets_a_new_user_message():
+    history = _freeze(
+        [("user", [TextBlock("Fetch it.")]), ("assistant", [ToolUseBlock("x", "fetch")])]
+    )
+    assert kinds(history) == [("missing_result", 1, "x")]
+    assert repair_history(history) == (
+        *history,
+        HistoryMessage("user", (ToolResultBlock("x", INTERRUPTED, True),)),
+    )
+
+
+def test_seed_004_repair_merges_into_the_partial_results_instead_of_a_separate_message():
+    # repairSequencing's bug: a synthetic message before the user message orphaned its results
+    history = _freeze(
+        [
+            ("assistant", [ToolUseBlock("A", "read"), ToolUseBlock("B", "read")]),
+            ("user", [ToolResultBlock("B", "b"), TextBlock("next")]),
+        ]
+    )
+    assert kinds(history) == [("missing_result", 0, "A")]
+    assert repair_history(history) == _freeze(
+        [
+            ("assistant", [ToolUseBlock("A", "read"), ToolUseBlock("B", "read")]),
+            (
+                "user",
+                [
+                    ToolResultBlock("B", "b"),
+                    ToolResultBlock("A", INTERRUPTED, True),
+                    TextBlock("next"),
+                ],
+            ),
+        ]
+    )
+
+
+def test_row_19_custom_message_between_tool_use_and_tool_result():
+    history = [
+        {"role": "user", "content": "Deploy."},
+        {"role": "assistant", "content": [_anthropic_use("toolu_d", "deploy")]},
+        {"role": "user", "content": "[needs attention] the deploy is waiting for approval"},
+        {"role": "user", "content": [_anthropic_result("toolu_d", "deployed")]},
+    ]
+    assert kinds(history) == [("missing_result", 1, "toolu_d"), ("orphan_result", 3, "toolu_d")]
+    orphan = validate_history(history)[1].message
+    assert "message before it (2) is a user message" in orphan
+    assert "tool_use 'toolu_d' is in assistant message 1" in orphan
+    assert repair_history(history) == [
+        *history[:2],
+        {
+            "role": "user",
+            "content": [
+                _anthropic_result("toolu_d", "deployed"),
+                {"type": "text", "text": "[needs attention] the deploy is waiting for approval"},
+            ],
+        },
+    ]
+
+
+def test_row_19_parallel_results_split_across_user_messages():
+    history = _freeze(
+        [
+            ("assistant", [ToolUseBlock("p1", "read"), ToolUseBlock("p2", "read")]),
+            ("user", [ToolResultBlock("p1", "one")]),
+            ("user", [ToolResultBlock("p2", "two", True)]),
+        ]
+    )
+    assert kinds(history) == [("missing_result", 0, "p2"), ("orphan_result", 2, "p2")]
+    assert repair_history(history) == _freeze(
+        [
+            ("assistant", [ToolUseBlock("p1", "read"), ToolUseBlock("p2", "read")]),
+            ("user", [ToolResultBlock("p1", "one"), ToolResultBlock("p2", "two", True)]),
+        ]
+    )
+
+
+def test_seed_004_orphan_results_after_sub_agent_messages_leaked_into_the_parent():
+    parent_call = _anthropic_use("tooluse_PD", "transfer_task", agent="fixer")
+    history = [
+        {"role": "user", "content": "Delegate the fix."},
+        {"role": "assistant", "content": [parent_call]},
+        # the sub-agent's stream, persisted into the parent session
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "Reading."}, _anthropic_use("tooluse_sub")],
+        },
+        {"role": "user", "content": [_anthropic_result("tooluse_sub", "file text")]},
+        {"role": "assistant", "content": "The sub-agent is done."},
+        {"role": "user", "content": [_anthropic_result("tooluse_PD", "fixed")]},
+        {"role": "user", "content": "Thanks. Now run the tests."},
+    ]
+    assert kinds(history) == [
+        ("missing_result", 1, "tooluse_PD"),
+        ("orphan_result", 5, "tooluse_PD"),
+    ]
+    assert validate_history(history)[0].message.endswith(
+        "but the next message (2) is an assistant message, not the user message with its tool_result"
+    )
+    repaired = repair_history(history)
+    assert repaired == [
+        *history[:2],
+        {"role": "user", "content": [_anthropic_result("tooluse_PD", "fixed")]},
+        *history[2:5],
+        history[6],
+    ]
+    assert validate_history(repaired) == []
+
+
+def test_an_orphan_moves_to_the_nearest_earlier_call_with_its_id():
+    call = ToolUseBlock("x", "read")
+    history = _freeze(
+        [
+            ("assistant", [call]),
+            ("assistant", [TextBlock("again")]),
+            ("assistant", [call]),
+            ("user", [TextBlock("hm")]),
+            ("user", [ToolResultBlock("x", "real")]),
+        ]
+    )
+    assert kinds(history) == [
+        ("missing_result", 0, "x"),
+        ("missing_result", 2, "x"),
+        ("orphan_result", 4, "x"),
+    ]
+    assert repair_history(history) == _freeze(
+        [
+            ("assistant", [call]),
+            ("user", [ToolResultBlock("x", INTERRUPTED, True)]),
+            ("assistant", [TextBlock("again")]),
+            ("assistant", [call]),
+            ("user", [ToolResultBlock("x", "real"), TextBlock("hm")]),
+        ]
+    )
+
+
+def test_plain_text_reads_as_either_shape_and_is_called_anthropic():
+    plain = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "text", "text": "yo"}]},
+    ]
+    assert detect_shape(plain) == "anthropic"
+    assert from_openai(plain) == from_anthropic(plain)
+    assert detect_shape([{"role": "assistant", "content": None}]) == "openai"
+    assert (
+        detect_shape([{"role": "user", "content": [{"type": "thinking", "thinking": ""}]}])
+        == "anthropic"
+    )
+
+
+def test_unknown_blocks_are_kept_by_a_repair():
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}
+    history = [
+        {
+            "role": "assistant",
+            "content": [{"type": "redacted_thinking", "data": "x"}, _anthropic_use("a")],
+        },
+        {"role": "user", "content": [image, {"type": "text", "text": "see"}]},
+    ]
+    assert kinds(history) == [("missing_result", 0, "a")]
+    assert from_anthropic(history)[1] == HistoryMessage("user", (TextBlock("see"),))
+    assert repair_history(history)[1]["content"] == [
+        _anthropic_result("a", INTERRUPTED, True),
+        image,
+        {"type": "text", "text": "see"},
+    ]
+
+
+# -- bad input ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("messages", "index", "words"),
+    [
+        (
+            [{"role": "user", "content": "x"}, {"role": "robot", "content": "x"}],
+            1,
+            "unknown role 'robot'",
+        ),
+        ([{"role": "user", "content": 3}], 0, "'content' should be a string or a list"),
+        (
+            [{"role": "assistant", "content": [{"type": "tool_use", "name": "x", "input": {}}]}],
+            0,
+            "no 'id'",
+        ),
+        (
+            [
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_use", "id": "a", "name": "x", "input": {}}],
+                }
+            ],
+            0,
+            "tool_use in a user message",
+        ),
+        (
+            [{"role": "assistant", "content": None, "tool_calls": [_openai_call("c", "x", "")]}],
+            0,
+            "arguments are not JSON text",
+        ),  # REAL_BUGS row 9
+        ([{"role": "tool", "content": "x"}], 0, "no 'tool_call_id'"),
+        (
+            [
+                {"role": "tool", "tool_call_id": "a", "content": "x"},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a"}]},
+            ],
+            1,
+            "in the anthropic shape but message 0 is in the openai shape",
+        ),
+        (
+            [{"role": "assistant", "content": [_anthropic_use("a"), _anthropic_use("a")]}],
+            0,
+            "share the id 'a'",
+        ),
+        (["hello"], 0, "is a string, not an object"),
+    ],
+)
+def test_bad_input_names_the_message(messages, index, words):
+    with pytest.raises(HistoryFormatError) as caught:
+        validate_history(messages)
+    assert caught.value.index == index
+    assert words in str(caught.value) and str(caught.value).startswith(f"message {index}: ")
+
+
+def test_conversions_refuse_what_the_other_shape_cannot_hold():
+    with pytest.raises(HistoryFormatError, match="message 1: tool_use 'a': arguments are not JSON"):
+        to_anthropic(
+            _freeze([("user", [TextBlock("x")]), ("assistant", [ToolUseBlock("a", "x", "")])])
+        )
+    with pytest.raises(HistoryFormatError, match="message 0: tool_use 'a' is in a user message"):
+        to_openai(_freeze([("user", [ToolUseBlock("a", "x")])]))
+    with pytest.raises(HistoryFormatError, match="unknown role 'system'"):
+        from_anthropic([{"role": "system", "content": "x"}])
+
+
+# -- the command line --------------------------------------------------------------------------
+
+
+def check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["check-history", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path: Path, value: Any) -> str:
+    path = tmp_path / "history.json"
+    path.write_text(
+        value if isinstance(value, str) else json.dumps(value, indent=1), encoding="utf-8"
+    )
+    return str(path)
+
+
+def test_cli_valid_history_exits_0(tmp_path, capsys):
+    openai = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "assistant", "content": None, "tool_calls": [_openai_call("c1")]},
+        _tool("c1", "ok"),
+    ]
+    path = write(tmp_path, {"model": "gpt", "messages": openai})
+    assert check(capsys, path) == (
+        0,
+        f"{path}: valid openai history, 3 messages, tool pairing intact\n",
+        "",
+    )
+
+
+def test_cli_problems_exit_1_one_line_each(tmp_path, capsys):
+    path = write(
+        tmp_path,
+        [
+            {"role": "assistant", "content": [_anthropic_use("a", "ls")]},
+            {"role": "user", "content": [_anthropic_result("b", "x")]},
+        ],
+    )
+    code, out, _ = check(capsys, path)
+    assert code == 1
+    assert out.splitlines() == [
+        f"{path}: message 0: missing_result: tool a: assistant message 0 calls 'ls' as tool_use "
+        "'a', but the next message (1) has no tool_result for it",
+        f"{path}: message 1: orphan_result: tool b: message 1 holds a tool_result for 'b', but "
+        "the assistant message before it (0) has no tool_use 'b'",
+    ]
+
+
+def test_cli_not_json_exits_2_with_line_and_column(tmp_path, capsys):
+    path = write(tmp_path, '[\n  {"role": "user", "content": "x"},\n  ]\n')
+    code, out, err = check(capsys, path)
+    assert (code, out) == (2, "")
+    assert err == f"{path}:3: error: not JSON: Expecting value (line 3, column 3)\n"
+
+
+def test_cli_wrong_shape_exits_2(tmp_path, capsys):
+    path = write(tmp_path, '{"model": "m", "messages": {"role": "user"}}')
+    code, _, err = check(capsys, path)
+    assert code == 2
+    assert err == (
+        f'{path}:1: error: expected a list of messages or an object with a "messages" list, '
+        'got "messages" holding an object\n'
+    )
+
+
+def test_cli_unknown_role_exits_2_at_the_message_line(tmp_path, capsys):
+    text = '{"messages": [\n  {"role": "user", "content": "x"},\n\n  {"role": "robot", "content": "x"}\n]}'
+    path = write(tmp_path, text)
+    code, _, err = check(capsys, path)
+    assert code == 2
+    assert err.startswith(f"{path}:4: error: message 1: unknown role 'robot'")
+    assert "Traceback" not in err
+
+
+def test_cli_missing_file_exits_2(tmp_path, capsys):
+    code, _, err = check(capsys, str(tmp_path / "absent.json"))
+    assert code == 2 and "cannot read" in err
+
+
+def test_cli_repair_prints_the_same_shape_repaired(tmp_path, capsys):
+    openai = [
+        {"role": "user", "content": "Go."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [_openai_call("c1"), _openai_call("c2")],
+        },
+        _tool("c2", "two"),
+        {"role": "user", "content": "Well?"},
+    ]
+    path = write(tmp_path, {"model": "gpt", "messages": openai})
+    code, out, _ = check(capsys, path, "--repair")
+    assert code == 0
+    document = json.loads(out)
+    assert document["model"] == "gpt"
+    assert validate_history(document["messages"]) == []
+    assert document["messages"] == [*openai[:3], _tool("c1", INTERRUPTED), openai[3]]

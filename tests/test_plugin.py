@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from textwrap import dedent
 
@@ -43,6 +44,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         )
     )
     pytester.syspathinsert()
+    # pytest-asyncio asks every project to choose its fixture loop scope; these ones do
+    scope = ("-o", "asyncio_default_fixture_loop_scope=function")
+    pytester.runpytest = functools.partial(pytester.runpytest, *scope)  # type: ignore[method-assign]
+    pytester.runpytest_subprocess = functools.partial(pytester.runpytest_subprocess, *scope)  # type: ignore[method-assign]
     return pytester
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from textwrap import dedent
 
 import pytest
@@ -274,3 +275,42 @@ def test_xdist_gives_the_same_results(project):
     failed = set(re.findall(r"FAILED \S+::(\S+)\[", result.stdout.str()))
     assert failed == failing
     result.stdout.fnmatch_lines(["*conformance by rule*"])
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "words"),
+    [
+        ("sys.exit(3)", "exited (code 3)"),
+        ("print('garbage', flush=True)", "not JSON: 'garbage'"),
+        ("time.sleep(60)", "did not return within 1s"),
+    ],
+    ids=["crash", "garbage", "hang"],
+)
+def test_out_of_process_adapter_that_misbehaves_fails_its_item(project, behaviour, words):
+    project.makepyfile(
+        consumer=dedent(
+            f"""\
+            import json, sys, time
+
+            for line in sys.stdin:
+                request = json.loads(line)
+                if request["op"] == "hello":
+                    print(json.dumps({{"ok": True, "protocol": 1, "layers": ["session"]}}), flush=True)
+                elif request["op"] == "feed":
+                    {behaviour}
+                else:
+                    print(json.dumps({{"ok": True}}), flush=True)
+            """
+        )
+    )
+    command = f"exec:{sys.executable} consumer.py"
+    result = project.runpytest(
+        f"--harness-adapter={command}",
+        "--harness-scenario=backward-attachment-basic",
+        "--harness-timeout=1",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "the adapter misbehaved" in out and words in out

@@ -107,12 +107,10 @@ class _Burst:
         self.rng = rng
         self.line = line
         self.reuse_ids = list(reuse_ids)
-        self.tool_count = 0
 
     def tool_id(self) -> str:
         if self.reuse_ids:
             return self.reuse_ids.pop(0)
-        self.tool_count += 1
         return f"toolu_{self.rng.getrandbits(48):012x}"
 
     def text(self, words: int) -> str:

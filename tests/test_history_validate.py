@@ -296,9 +296,10 @@ def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
         ]
         assert answers == [result]
 
-    # text and thinking of user messages are kept, in order
-    assert [others(m) for m in history if m.role == "user" and others(m)] == [
-        others(m) for m in repaired if m.role == "user" and others(m)
+    # text and thinking of user messages are kept, in order (a repaired results message may
+    # absorb the user message right after it, so compare them in one sequence)
+    assert [b for m in history if m.role == "user" for b in others(m)] == [
+        b for m in repaired if m.role == "user" for b in others(m)
     ]
 
     # results are merged into an existing next user message, never into a new one before it
@@ -308,7 +309,15 @@ def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
         if not uses(history[i]):
             continue
         if following is not None and following.role == "user":
-            assert others(repaired[after[ordinal] + 1]) == others(following)
+            got = others(repaired[after[ordinal] + 1])
+            assert got[: len(others(following))] == others(following)
+            # anything more comes from the user messages that followed it, in order
+            later = []
+            for m in history[i + 2 :]:
+                if m.role != "user":
+                    break
+                later.extend(others(m))
+            assert got[len(others(following)) :] == later[: len(got) - len(others(following))]
         else:
             inserted += 1
     users_before = sum(m.role == "user" for m in history)
@@ -402,7 +411,22 @@ def test_openai_shape_round_trips_and_validates_the_same(history):
             assert (message["role"], message["tool_call_id"]) == ("tool", p.tool_id)
     repaired = repair_history(messages)
     assert validate_history(repaired) == []
-    assert from_openai(repaired) == without_is_error(repair_history(history))
+    # OpenAI cannot mark where tool results end and the next user message begins, so the two
+    # are compared with adjacent user messages joined
+    assert joined_users(from_openai(repaired)) == joined_users(
+        without_is_error(repair_history(history))
+    )
+
+
+def joined_users(history: tuple[HistoryMessage, ...]) -> list[tuple[str, tuple[object, ...]]]:
+    out: list[tuple[str, tuple[object, ...]]] = []
+    for m in history:
+        blocks = tuple(b for b in m.blocks if b != TextBlock(""))
+        if out and m.role == "user" and out[-1][0] == "user":
+            out[-1] = ("user", out[-1][1] + blocks)
+        else:
+            out.append((m.role, blocks))
+    return out
 
 
 def _anthropic_use(tool_id: str, name: str = "read", **arguments: Any) -> dict[str, Any]:

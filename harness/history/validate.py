@@ -119,7 +119,9 @@ def repair_history(
     if not messages:
         return [] if isinstance(messages, list) else ()
     shape, turns = _read(messages)
-    repaired = _repair(turns)
+    # In OpenAI's shape results are `tool` messages, which a user message normally follows; in
+    # the others a results-only user message takes in the user message after it.
+    repaired = _repair(turns, join_after_results=shape != "openai")
     if shape == "neutral":
         return tuple(t.neutral() for t in repaired)
     return _write_anthropic(repaired) if shape == "anthropic" else _write_openai(repaired)
@@ -201,7 +203,7 @@ def _pair(turns: Sequence[_Turn]) -> _Pairing:
     return _Pairing(status, missing, callers)
 
 
-def _repair(turns: Sequence[_Turn]) -> list[_Turn]:
+def _repair(turns: Sequence[_Turn], *, join_after_results: bool) -> list[_Turn]:
     pairing = _pair(turns)
     fill: dict[int, dict[str, _Item]] = {k: {} for k in pairing.missing}
     unanswered: dict[str, list[int]] = {}  # tool id -> assistant turns still without its result
@@ -236,7 +238,7 @@ def _repair(turns: Sequence[_Turn]) -> list[_Turn]:
         added = _in_call_order(turns[k - 1], fill[k - 1]) if k and fill.get(k - 1) else ()
         kept = tuple(item for p, item in enumerate(turn.items) if (k, p) not in drop)
         if not added and len(kept) == len(turn.items):
-            out.append(turn)
+            _append_user(out, turn, join_after_results)
             continue
         if added:  # tool results first, then the message's other content
             results = tuple(i for i in kept if isinstance(i.block, ToolResultBlock))
@@ -246,8 +248,25 @@ def _repair(turns: Sequence[_Turn]) -> list[_Turn]:
                 *(i for i in kept if not isinstance(i.block, ToolResultBlock)),
             )
         if kept:  # a user message left empty is removed
-            out.append(replace(turn, items=kept, edited=True))
+            _append_user(out, replace(turn, items=kept, edited=True), join_after_results)
     return out
+
+
+def _append_user(out: list[_Turn], turn: _Turn, join_after_results: bool) -> None:
+    """A user message the repair leaves right after one holding only results joins it (results
+    first), so the results are never split from the user's text by the repair."""
+    before = out[-1] if out else None
+    if (
+        join_after_results
+        and before is not None
+        and before.role == "user"
+        and (before.edited or turn.edited)
+        and before.items
+        and all(isinstance(i.block, ToolResultBlock) for i in before.items)
+    ):
+        out[-1] = replace(before, items=before.items + turn.items, edited=True)
+    else:
+        out.append(turn)
 
 
 def _in_call_order(assistant: _Turn, results: dict[str, _Item]) -> tuple[_Item, ...]:

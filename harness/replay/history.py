@@ -3,8 +3,9 @@
 At every checkpoint the replayer reads, for each top-level session seen so far, the history the
 adapter stored and the request its converter would send to a provider; at the end, also the
 transcript it rebuilds from what it stored (resume). A session is *at rest* when none of its
-interactions is open: only then must its stored history satisfy both pairings (a tool call in
-flight legitimately has no result yet).
+interactions is open (and always once the user's turn starts): only then must its stored history
+and its request satisfy both pairings, since a tool call in flight legitimately has no result yet
+and is in no request.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class HistoryReplay(SessionReplay):
                 open_interactions[event.session_id] = max(
                     0, open_interactions.get(event.session_id, 0) - 1
                 )
+            elif isinstance(event, ev.UserTurnStart):
+                open_interactions.clear()  # the user's turn: no interaction runs anywhere
             if i in wanted:
                 self.roots_at[i] = tuple(roots)
                 self.at_rest[i] = frozenset(s for s in roots if not open_interactions.get(s))

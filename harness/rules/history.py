@@ -87,12 +87,12 @@ class HistoryCheck:
 def _pairing(
     c: HistoryCheck, kinds: tuple[str, ...], rule_id: str, *, interrupted: bool
 ) -> Iterator[Violation]:
-    """Problems of these kinds in the request, and at rest in the stored history, for calls that
-    did (or, with ``interrupted``, did not) complete in the trace."""
+    """Problems of these kinds, in the stored history and in the request of a session at rest, for
+    calls that did (or, with ``interrupted``, did not) complete in the trace."""
+    places = (("stored", "the stored history"), ("request", "the request its converter would send"))
     for session in c.sessions.values():
-        places = [("request", "the request its converter would send")]
-        if session.at_rest:
-            places.insert(0, ("stored", "the stored history"))
+        if not session.at_rest:
+            continue  # a call in flight has no result yet, and no request is sent mid-call
         for which, what in places:
             for problem in c.problems(session, which):
                 if problem.kind not in kinds:

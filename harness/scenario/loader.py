@@ -224,8 +224,8 @@ class _Parser:
         if not steps:
             top.fail(top.line_of("trace"), "the trace is empty")
         trace = self.steps(steps, "trace")
-        self.check_trace(trace)
         trace = self.faults(top.list("faults"), trace)
+        self.check_trace(trace)  # after the faults: their 'then' steps and live resumes too
         expectations = tuple(
             self.expectation(item, top.list("expect"), i)
             for i, item in enumerate(top.list("expect"))

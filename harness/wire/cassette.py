@@ -1,0 +1,484 @@
+"""Reading vcrpy ``version: 1`` cassettes, stock or in pydantic-ai's flavour, into interactions.
+
+>>> from harness.wire import read_cassette
+>>> interactions = read_cassette("cassettes/real-traffic/llm-gemini/test_tools.yaml")
+>>> interactions[0].response_body[:2], interactions[0].line
+('[{', 2)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import types
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.wire import WireError
+
+#: A cassette may not stand for more YAML values than this once its aliases are expanded.
+MAX_VALUES = 2_000_000
+#: A compressed body may not inflate to more bytes than this.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    """One recorded request and its response, as vcrpy would replay it.
+
+    Bodies are text: decompressed when ``Content-Encoding`` says so, decoded as UTF-8.
+    ``response_headers`` maps each header name, spelled as recorded, to its values.
+    ``index`` counts interactions from 0; ``line`` is where the interaction starts in ``path``.
+    """
+
+    request_method: str
+    request_uri: str
+    request_body: str | None
+    response_status: int
+    response_headers: Mapping[str, tuple[str, ...]]
+    response_body: str
+    index: int
+    line: int
+    path: str
+
+    def header(self, name: str) -> tuple[str, ...]:
+        """The values of a response header, whatever the case of its recorded name."""
+        wanted = name.lower()
+        return tuple(
+            value
+            for key, values in self.response_headers.items()
+            if key.lower() == wanted
+            for value in values
+        )
+
+    @property
+    def response_source(self) -> str:
+        """How errors about the response body name it (lines count within the body)."""
+        return f"{self.path} interactions[{self.index}] response body"
+
+
+def read_cassette(path: str | os.PathLike[str]) -> tuple[Interaction, ...]:
+    """Every interaction of a vcrpy cassette; any problem is a ``WireError`` with file and line.
+
+    Reads the stock format (bodies as strings, or ``!!binary`` and gzip-compressed) and
+    pydantic-ai's flavour (``parsed_body:`` holding the JSON body as YAML).
+    """
+    source = os.fspath(path)
+    try:
+        raw = Path(source).read_bytes()
+    except OSError as exc:
+        raise WireError(source, 1, f"cannot read the cassette: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise WireError(source, line, "the cassette is not UTF-8 text, so not YAML") from None
+    root, data = _load_yaml(text, source)
+    places = _check_shape(root, data, source)
+    _restore_parsed_bodies(data, places, source)
+    requests, responses = _vcrpy_deserialize(text, data, source)
+    return tuple(
+        _interaction(index, request, response, cassette_entry, place, source)
+        for index, (request, response, cassette_entry, place) in enumerate(
+            zip(requests, responses, data["interactions"], places, strict=True)
+        )
+    )
+
+
+# -- loading ---------------------------------------------------------------------------------------
+#
+# Why vcrpy is used the way it is: vcrpy persists a cassette as `serializer.serialize(dict)`
+# and reads it back through `vcr.serialize.deserialize(text, serializer)`, which takes any
+# serializer object with a `deserialize(text)` method, checks for the pre-1.0 format and
+# rebuilds `Request` objects and response dicts (string bodies encoded to bytes), which is what
+# a replay sees. We call that function, so the stock format means what vcrpy says it means. We
+# do not use vcrpy's own `yamlserializer`: its loader, besides the safe constructors, also
+# builds `!!python/tuple`, `_io.BytesIO` and `builtins.iter` objects, and it keeps no line
+# numbers. Our serializer is plain `yaml.SafeLoader` with the line marks kept, which also gives
+# us `!!binary` bodies. pydantic-ai's flavour needs one more step before vcrpy sees the data:
+# pydantic-ai registers its own serializer (tests/json_body_serializer.py) that writes JSON
+# bodies as a `parsed_body:` YAML tree and, on reading, turns it back into `body` with
+# `json.dumps`; the stock serializer rejects it (`Request` has no `parsed_body`). We do the same
+# small step, `_restore_parsed_bodies`, with errors located at the `parsed_body:` line.
+
+
+class _AlreadyParsed:
+    """A vcrpy serializer whose YAML was already read, safely and with its lines."""
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+
+    def deserialize(self, cassette_string: str) -> Any:
+        return self._data
+
+
+def _load_yaml(text: str, source: str) -> tuple[yaml.Node, Any]:
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise WireError(source, 1, "the file is empty; a vcrpy cassette is a YAML mapping")
+        size = _expanded_size(node, {})
+        if size > MAX_VALUES:
+            raise WireError(
+                source,
+                node.start_mark.line + 1,
+                f"with its aliases expanded this document holds {size:,} values, more than the "
+                f"{MAX_VALUES:,} a cassette may",
+            )
+        return node, loader.construct_document(node)
+    except yaml.constructor.ConstructorError as exc:
+        problem = exc.problem or "cannot be loaded"
+        if "could not determine a constructor" in problem:
+            tag = (
+                problem.split("tag ", 1)[-1].strip().strip("'").replace("tag:yaml.org,2002:", "!!")
+            )
+            problem = (
+                f"the tag {tag} is not allowed: a cassette is plain data (mappings, lists, "
+                "strings, numbers and !!binary), read with a safe YAML loader"
+            )
+        raise WireError(source, _mark_line(exc), problem) from None
+    except yaml.MarkedYAMLError as exc:
+        what = " ".join(part for part in (exc.context, exc.problem) if part)
+        raise WireError(source, _mark_line(exc), f"not valid YAML: {what}") from None
+    except yaml.YAMLError as exc:
+        raise WireError(source, 1, f"not valid YAML: {exc}") from None
+    except RecursionError:
+        raise WireError(source, 1, "the YAML is nested too deeply to read") from None
+    finally:
+        loader.dispose()
+
+
+def _mark_line(exc: yaml.MarkedYAMLError) -> int:
+    mark = exc.problem_mark or exc.context_mark
+    return mark.line + 1 if mark else 1
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many values ``node`` stands for with every alias expanded (memoised: linear)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = 1  # a recursive alias counts once instead of looping
+    total = 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            total += _expanded_size(key, sizes) + _expanded_size(value, sizes)
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            total += _expanded_size(item, sizes)
+    sizes[id(node)] = total
+    return total
+
+
+# -- shape -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where one interaction's parts are in the file (1-based lines)."""
+
+    line: int
+    request: int
+    request_body: int
+    response: int
+    response_body: int
+
+
+def _line(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+def _child(node: yaml.MappingNode, key: str) -> yaml.Node | None:
+    for key_node, value_node in node.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            found: yaml.Node = value_node
+            return found
+    return None
+
+
+def _check_shape(root: yaml.Node, data: Any, source: str) -> list[_Place]:
+    """Check what vcrpy would trip over, and where each interaction's parts are."""
+    if isinstance(data, list) and data and isinstance(data[0], dict) and "request" in data[0]:
+        raise WireError(
+            source,
+            _line(root),
+            "this is a cassette in vcrpy's pre-1.0 format (a bare list); re-record it",
+        )
+    if not isinstance(root, yaml.MappingNode) or not isinstance(data, dict):
+        raise WireError(
+            source,
+            _line(root),
+            "a vcrpy cassette is a mapping with `interactions:` and `version: 1`; "
+            f"this file holds a {type(data).__name__}",
+        )
+    version = _child(root, "version")
+    if version is None:
+        raise WireError(source, _line(root), "no `version:`; a vcrpy cassette has `version: 1`")
+    if isinstance(data["version"], bool) or data["version"] != 1:
+        raise WireError(
+            source,
+            _line(version),
+            f"`version: {data['version']!r}` is not supported; this reads vcrpy's `version: 1`",
+        )
+    interactions = _child(root, "interactions")
+    if interactions is None:
+        raise WireError(source, _line(root), "no `interactions:` list; not a vcrpy cassette")
+    if not isinstance(interactions, yaml.SequenceNode):
+        raise WireError(
+            source, _line(interactions), "`interactions:` must be a list of request/response pairs"
+        )
+    places = []
+    for index, (item, entry) in enumerate(
+        zip(interactions.value, data["interactions"], strict=True)
+    ):
+        where = f"interactions[{index}]"
+        if not isinstance(item, yaml.MappingNode) or not isinstance(entry, dict):
+            raise WireError(
+                source, _line(item), f"{where} must be a mapping with request and response"
+            )
+        parts: dict[str, yaml.MappingNode] = {}
+        for part in ("request", "response"):
+            node = _child(item, part)
+            if node is None:
+                raise WireError(source, _line(item), f"{where} has no `{part}:`")
+            if not isinstance(node, yaml.MappingNode) or not isinstance(entry[part], dict):
+                raise WireError(source, _line(node), f"{where} `{part}:` must be a mapping")
+            parts[part] = node
+        request, response = entry["request"], entry["response"]
+        request_node, response_node = parts["request"], parts["response"]
+        _check_keys(
+            request, request_node, {"method", "uri", "body", "headers"}, f"{where} request", source
+        )
+        _check_keys(
+            response, response_node, {"status", "headers", "body"}, f"{where} response", source
+        )
+        for key in ("method", "uri"):
+            if not isinstance(request[key], str):
+                raise WireError(
+                    source, _line(request_node), f"{where} request `{key}:` must be a string"
+                )
+        _check_headers(request, request_node, f"{where} request", source)
+        _check_headers(response, response_node, f"{where} response", source)
+        status = response["status"]
+        code = status.get("code") if isinstance(status, dict) else None
+        if not isinstance(code, int) or isinstance(code, bool):
+            status_node = _child(response_node, "status")
+            assert status_node is not None
+            raise WireError(
+                source,
+                _line(status_node),
+                f"{where} response `status:` must be a mapping with an integer `code:`",
+            )
+        request_body = _child(request_node, "body") or _child(request_node, "parsed_body")
+        response_body = _child(response_node, "body") or _child(response_node, "parsed_body")
+        assert request_body is not None and response_body is not None  # _check_keys saw them
+        if "body" in response and not (
+            isinstance(response["body"], dict) and "string" in response["body"]
+        ):
+            raise WireError(
+                source, _line(response_body), f"{where} response `body:` must have a `string:`"
+            )
+        places.append(
+            _Place(
+                _line(item),
+                _line(request_node),
+                _line(request_body),
+                _line(response_node),
+                _line(response_body),
+            )
+        )
+    return places
+
+
+def _check_keys(
+    part: dict[Any, Any], node: yaml.MappingNode, needed: set[str], where: str, source: str
+) -> None:
+    allowed = needed | {"parsed_body"}
+    unknown = sorted(str(key) for key in part if key not in allowed)
+    if unknown:
+        raise WireError(source, _line(node), f"{where} has keys vcrpy does not know: {unknown}")
+    if "body" in part and "parsed_body" in part:
+        raise WireError(source, _line(node), f"{where} has both `body:` and `parsed_body:`")
+    present = set(part) | ({"body"} if "parsed_body" in part else set())
+    missing = sorted(needed - present)
+    if missing:
+        listed = ", ".join(f"`{key}:`" for key in missing)
+        raise WireError(source, _line(node), f"{where} has no {listed}")
+
+
+def _check_headers(part: dict[Any, Any], node: yaml.MappingNode, where: str, source: str) -> None:
+    headers = part["headers"]
+    headers_node = _child(node, "headers")
+    assert headers_node is not None
+    if not isinstance(headers, dict):
+        raise WireError(source, _line(headers_node), f"{where} `headers:` must be a mapping")
+    for name, values in headers.items():
+        listed = values if isinstance(values, list) else [values]
+        if not isinstance(name, str) or not all(isinstance(v, str) for v in listed):
+            raise WireError(
+                source,
+                _line(headers_node),
+                f"{where} header {name!r} must map a name to a string or a list of strings",
+            )
+
+
+def _restore_parsed_bodies(data: dict[str, Any], places: list[_Place], source: str) -> None:
+    """pydantic-ai's reading step: a `parsed_body:` tree becomes the JSON `body` again."""
+    for index, (entry, place) in enumerate(zip(data["interactions"], places, strict=True)):
+        for kind, line in (("request", place.request_body), ("response", place.response_body)):
+            part = entry[kind]
+            if "parsed_body" not in part:
+                continue
+            try:
+                body = json.dumps(part.pop("parsed_body"))
+            except (TypeError, ValueError, RecursionError) as exc:
+                reason = "it is nested too deeply" if isinstance(exc, RecursionError) else exc
+                raise WireError(
+                    source,
+                    line,
+                    f"interactions[{index}] {kind} `parsed_body:` is not JSON data: {reason}",
+                ) from None
+            part["body"] = {"string": body} if kind == "response" else body
+
+
+def _vcrpy_deserialize(text: str, data: Any, source: str) -> tuple[list[Any], list[Any]]:
+    # Imported only when a cassette is read: importing vcr loads its HTTP-patching machinery.
+    from vcr.serialize import deserialize  # type: ignore[import-untyped]
+
+    try:
+        result = deserialize(text, _AlreadyParsed(data))
+    except (ValueError, TypeError, KeyError) as exc:
+        raise WireError(source, 1, f"vcrpy cannot read this cassette: {exc}") from None
+    return list(result[0]), list(result[1])
+
+
+# -- bodies ----------------------------------------------------------------------------------------
+
+
+def _interaction(
+    index: int, request: Any, response: Any, entry: Any, place: _Place, source: str
+) -> Interaction:
+    where = f"interactions[{index}]"
+    request_headers = entry["request"]["headers"]
+    request_body = request.body
+    if request_body is not None:
+        request_body = _body_text(
+            request_body,
+            _header_values(request_headers, "content-encoding"),
+            f"{where} request body",
+            source,
+            place.request_body,
+        )
+    response_headers = {
+        name: tuple(values) if isinstance(values, list) else (values,)
+        for name, values in response["headers"].items()
+    }
+    body = response["body"]["string"]
+    response_body = _body_text(
+        b"" if body is None else body,
+        _header_values(response_headers, "content-encoding"),
+        f"{where} response body",
+        source,
+        place.response_body,
+    )
+    return Interaction(
+        request_method=request.method,
+        request_uri=request.uri,
+        request_body=request_body,
+        response_status=response["status"]["code"],
+        response_headers=types.MappingProxyType(response_headers),
+        response_body=response_body,
+        index=index,
+        line=place.line,
+        path=source,
+    )
+
+
+def _header_values(headers: Mapping[str, Any], name: str) -> list[str]:
+    values: list[str] = []
+    for key, value in headers.items():
+        if key.lower() == name:
+            values.extend([value] if isinstance(value, str) else value)
+    return values
+
+
+def _body_text(body: Any, encodings: list[str], where: str, source: str, line: int) -> str:
+    """A recorded body as text: undo its Content-Encoding, then decode UTF-8 strictly."""
+    if isinstance(body, str):  # vcrpy leaves a string it could not encode (lone surrogates)
+        try:
+            body = body.encode("utf-8")
+        except UnicodeEncodeError:
+            raise WireError(source, line, f"{where} is not valid Unicode text") from None
+    if not isinstance(body, bytes):
+        raise WireError(
+            source, line, f"{where} must be a string or !!binary, not {type(body).__name__}"
+        )
+    codings = [c.strip().lower() for value in encodings for c in value.split(",")]
+    for coding in reversed(codings):  # the header lists them in the order they were applied
+        if coding in ("", "identity") or not body:
+            continue
+        if coding in ("gzip", "x-gzip", "deflate"):
+            body = _inflate(body, coding, where, source, line)
+        else:
+            raise WireError(
+                source,
+                line,
+                f"{where} is {coding!r}-encoded; only gzip and deflate bodies can be read",
+            )
+    try:
+        text: str = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        hint = (
+            " It starts like gzip data, but no `Content-Encoding: gzip` header says so."
+            if body.startswith(b"\x1f\x8b")
+            else ""
+        )
+        raise WireError(
+            source,
+            line,
+            f"{where} is binary, not UTF-8 text (byte 0x{body[exc.start]:02x} at offset "
+            f"{exc.start}); binary streams such as AWS eventstreams are not supported.{hint}",
+        ) from None
+    if "\x00" in text:
+        raise WireError(
+            source,
+            line,
+            f"{where} holds NUL characters: it is binary (an AWS eventstream?), not text",
+        )
+    return text
+
+
+def _inflate(body: bytes, coding: str, where: str, source: str, line: int) -> bytes:
+    """Decompress within MAX_BODY_BYTES; gzip may have several members, as gzip.decompress
+    allows."""
+    wbits = zlib.MAX_WBITS | 16 if coding != "deflate" else zlib.MAX_WBITS
+    out = bytearray()
+    rest = body
+    try:
+        while rest:
+            inflater = zlib.decompressobj(wbits)
+            out += inflater.decompress(rest, MAX_BODY_BYTES + 1 - len(out))
+            if len(out) > MAX_BODY_BYTES or inflater.unconsumed_tail:
+                raise WireError(
+                    source,
+                    line,
+                    f"{where} inflates to more than {MAX_BODY_BYTES:,} bytes; refused",
+                )
+            if not inflater.eof:
+                raise zlib.error("the compressed data ends early (truncated)")
+            rest = inflater.unused_data
+            if coding == "deflate" or not rest.strip(b"\x00"):
+                break
+    except zlib.error as exc:
+        raise WireError(
+            source,
+            line,
+            f"Content-Encoding says {coding}, but {where} is not {coding} data: {exc}",
+        ) from None
+    return bytes(out)

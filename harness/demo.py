@@ -36,7 +36,10 @@ def run_matrix(
 ) -> list[Row]:
     adapters = list(BUNDLED.values()) if adapters is None else list(adapters)
     rows = []
+    layers = {s.layer for s in scenarios}
     for adapter in adapters:
+        if adapter.layer not in layers:
+            continue  # no scenario of its layer among those given
         mine = [s for s in scenarios if s.layer == adapter.layer]
         rows.append(Row(adapter, tuple(replay(s, adapter) for s in mine)))
     return rows

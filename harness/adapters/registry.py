@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Literal
 
 from harness._errors import UsageError
+from harness.adapters.driver.mutants import DRIVER_MUTANTS
+from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
 from harness.adapters.history.mutants import HISTORY_MUTANTS
 from harness.adapters.history.reference import ReferenceHistoryStore
 from harness.adapters.session.mutants import SESSION_MUTANTS
@@ -48,6 +50,12 @@ def _bundled() -> dict[str, AdapterInfo]:
     for name, (history_cls, bug) in HISTORY_MUTANTS.items():
         full = f"history-mutant-{name}"
         out[full] = AdapterInfo(full, "history", "mutant", history_cls, bug)
+    for driver in (AnthropicDriver, OpenAIChatDriver):
+        full = f"driver-{driver.dialect}-reference"
+        out[full] = AdapterInfo(full, "driver", "reference", driver)
+    for name, (driver_cls, bug) in DRIVER_MUTANTS.items():
+        full = f"driver-mutant-{name}"
+        out[full] = AdapterInfo(full, "driver", "mutant", driver_cls, bug)
     return out
 
 

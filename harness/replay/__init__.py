@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from harness.adapters.protocol import adapter_layers
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.replay._watchdog import Hung, Progress, run_guarded
+from harness.replay.driver import DriverReplay
 from harness.replay.history import HistoryReplay
 from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import AdapterFailure, SessionReplay
@@ -37,7 +38,11 @@ def replay(
     rules = rules_for(
         scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
     )
-    run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
+    run: SessionReplay | DriverReplay
+    if scenario.layer == "driver":
+        run = DriverReplay(scenario, rules)
+    else:
+        run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
     started = time.perf_counter()
     made: list[object] = []
 
@@ -60,6 +65,10 @@ def replay(
         if scenario.layer not in layers:
             offered = ", ".join(layers) or "none"
             return f"needs the {scenario.layer} layer; the adapter implements: {offered}"
+        if isinstance(run, DriverReplay):
+            reason = run.skip_reason(instance)
+            if reason is not None:
+                return reason
         run.run(instance, progress)
         return None
 

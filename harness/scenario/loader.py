@@ -8,9 +8,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness._errors import Problem, ScenarioError
+from harness.model import driver as dv
 from harness.model import history as hist
 from harness.model import session as ev
 from harness.scenario._fields import Fields, Invalid
@@ -18,7 +19,7 @@ from harness.scenario._yaml import LocatedDict, LocatedList, load_yaml
 from harness.scenario.generators import MAX_EVENTS, burst_events, message_events
 
 LAYERS = ("session", "driver", "history")
-_IMPLEMENTED_LAYERS = ("session", "history")
+_IMPLEMENTED_LAYERS = ("session", "history", "driver")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _TOP_KEYS = (
     "id",
@@ -32,6 +33,9 @@ _TOP_KEYS = (
     "seed",
     "session",
     "unlabelled_subsessions",
+    "dialects",
+    "quirks",
+    "cancel_after_reads",
     "trace",
     "faults",
     "expect",
@@ -74,6 +78,12 @@ class Scenario:
     #: that does not label them): only subsession_start/end say where they begin and end
     unlabelled_subsessions: bool = False
     _delivered: tuple[ev.SessionEvent, ...] = ()
+    #: driver layer: the canonical turn, the dialects it runs in (empty: every one that can
+    #: carry it), the wire quirks asked for, and where a cancellation is injected
+    turn: tuple[dv.TurnEvent, ...] = ()
+    dialects: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = ()
+    cancel_after_reads: int | None = None
 
     @property
     def delivered(self) -> tuple[ev.SessionEvent, ...]:
@@ -81,8 +91,9 @@ class Scenario:
         return self._delivered or self.trace
 
     def event_line(self, index: int) -> int:
-        if 0 <= index < len(self.trace):
-            return self.trace[index].line
+        events: tuple[Any, ...] = self.turn or self.trace
+        if 0 <= index < len(events):
+            return int(events[index].line)
         return self.line
 
 
@@ -180,6 +191,7 @@ class _Parser:
         self.parents: dict[str, str | None] = {}
         self.auto_ids = 0
         self.bursts = 0
+        self.handlers: dict[str, Callable[[_Parser, Fields], list[Any]]] = _STEP_HANDLERS
 
     def fields(self, data: Any, where: str, line: int) -> Fields:
         return Fields(data, where, self.path, line, self.problems)
@@ -223,6 +235,8 @@ class _Parser:
         steps = top.list("trace", required=True)
         if not steps:
             top.fail(top.line_of("trace"), "the trace is empty")
+        if layer == "driver":
+            return self.driver_scenario(top, scenario_id, steps)
         trace = self.steps(steps, "trace")
         trace = self.faults(top.list("faults"), trace)
         self.check_trace(trace)  # after the faults: their 'then' steps and live resumes too
@@ -249,6 +263,59 @@ class _Parser:
             _delivered=_unlabelled(trace) if unlabelled else (),
         )
 
+    def driver_scenario(self, top: Fields, scenario_id: str, steps: LocatedList) -> Scenario:
+        from harness.codecs import dialects
+        from harness.scenario.driver_steps import DRIVER_STEP_HANDLERS
+
+        self.handlers = DRIVER_STEP_HANDLERS
+        turn: list[Any] = self.steps(steps, "trace")
+        turn = self.faults(top.list("faults"), turn)
+        codecs = dialects()
+        wanted = top.str_list("dialects")
+        for i, name in enumerate(wanted):
+            if name not in codecs:
+                top.note(
+                    top.list("dialects").line_of(i),
+                    f"unknown dialect {name!r} (known: {', '.join(codecs)})",
+                )
+        chosen = [codecs[n] for n in (wanted or codecs) if n in codecs]
+        quirks = top.str_list("quirks")
+        for i, quirk in enumerate(quirks):
+            if not any(quirk in c.quirks for c in chosen):
+                known = sorted({q for c in chosen for q in c.quirks})
+                top.note(
+                    top.list("quirks").line_of(i),
+                    f"no dialect of this scenario knows the quirk {quirk!r} (known: {', '.join(known)})",
+                )
+        if wanted:
+            for codec in chosen:
+                reason = codec.can_express(cast(list[dv.TurnEvent], turn))
+                if reason:
+                    top.note(top.line_of("dialects"), f"{codec.name}: {reason}")
+        if top.has("expect"):
+            top.note(
+                top.line_of("expect"), "pinned expectations are not available for driver scenarios"
+            )
+        cancel = top.int("cancel_after_reads", minimum=1) if top.has("cancel_after_reads") else None
+        return Scenario(
+            id=scenario_id,
+            title=top.str("title"),
+            description=top.str("description"),
+            source=top.str("source"),
+            layer="driver",
+            tags=top.str_list("tags"),
+            rules=top.str_list("rules"),
+            disable_rules=top.str_list("disable_rules"),
+            seed=self.seed,
+            path=self.path,
+            line=top.line,
+            trace=(),
+            turn=tuple(cast(list[dv.TurnEvent], turn)),
+            dialects=tuple(wanted),
+            quirks=quirks,
+            cancel_after_reads=cancel,
+        )
+
     # -- steps -------------------------------------------------------------------------------
 
     def steps(self, items: LocatedList, where: str) -> list[ev.SessionEvent]:
@@ -273,9 +340,9 @@ class _Parser:
             )
             raise Invalid
         ((name, body),) = item.items()
-        handler = _STEP_HANDLERS.get(name)
+        handler = self.handlers.get(name)
         if handler is None:
-            known = ", ".join(sorted(_STEP_HANDLERS))
+            known = ", ".join(sorted(self.handlers))
             self.problems.append(
                 Problem(self.path, line, f"unknown event type {name!r} (known: {known})")
             )
@@ -787,7 +854,7 @@ def _unlabelled(trace: list[ev.SessionEvent]) -> tuple[ev.SessionEvent, ...]:
 
 def _ids(event: ev.SessionEvent) -> tuple[str, ...]:
     ids: list[str] = []
-    for attr in ("message_id", "interaction_id", "call_id", "name"):
+    for attr in ("message_id", "interaction_id", "call_id", "name", "id"):
         value = getattr(event, attr, None)
         if value:
             ids.append(value)

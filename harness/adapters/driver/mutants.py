@@ -1,0 +1,277 @@
+"""The reference drivers with one known bug put back, one class per bug (seeds 002 and 003,
+REAL_BUGS rows 1-16)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver, events, strict_json
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+
+#: name -> (class, one-sentence bug)
+DRIVER_MUTANTS: dict[str, tuple[type[Any], str]] = {}
+
+
+def mutant(name: str, bug: str) -> Any:
+    def register(cls: type[Any]) -> type[Any]:
+        DRIVER_MUTANTS[name] = (cls, bug)
+        return cls
+
+    return register
+
+
+@mutant(
+    "anthropic-ends-at-first-message-stop",
+    "The iterator ends at the first message_stop, even after stop_reason tool_use.",
+)
+class EndsAtFirstMessageStop(AnthropicDriver):
+    def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        yield from super().turn(_until_first_stop(chunks))
+        yield TurnEnd("end_turn")
+
+
+def _until_first_stop(chunks: Iterator[str]) -> Iterator[str]:
+    for chunk in chunks:
+        yield chunk
+        if "message_stop" in chunk:
+            return
+
+
+@mutant(
+    "anthropic-processes-assembled-message",
+    "Both the raw stream events and the SDK's assembled message are processed, so tool calls come out twice.",
+)
+class ProcessesAssembledMessage(AnthropicDriver):
+    def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        queued: list[DriverOutput] = []
+        for output in super().turn(_with_assembled(chunks, queued)):
+            yield from queued
+            queued.clear()
+            yield output
+
+
+def _with_assembled(chunks: Iterator[str], queued: list[DriverOutput]) -> Iterator[str]:
+    """The bug: the assembled copy is turned into outputs too."""
+    for chunk in chunks:
+        if chunk.startswith("event: assistant"):
+            data = json.loads(chunk.split("data:", 1)[1])
+            for block in data["message"]["content"]:
+                if block.get("type") == "tool_use":
+                    arguments = json.dumps(block["input"]) if block["input"] else ""
+                    queued.append(ToolCallOut(block["id"], block["name"], arguments, True))
+                elif block.get("type") == "text":
+                    queued.append(TextOut(block["text"]))
+        yield chunk
+
+
+@mutant(
+    "anthropic-forwards-fragments",
+    "Each argument fragment is forwarded as a tool call of its own, as if complete.",
+)
+class ForwardsFragments(AnthropicDriver):
+    def delta(self, block: dict[str, Any] | None, delta: dict[str, Any]) -> Iterator[DriverOutput]:
+        yield from super().delta(block, delta)
+        if block is not None and delta.get("type") == "input_json_delta":
+            arguments = "".join(block["parts"])
+            yield ToolCallOut(block["id"], block["name"], arguments, True)
+
+    def finish(self, block: dict[str, Any] | None) -> Iterator[DriverOutput]:
+        if block is not None:
+            block["done"] = True
+        return iter(())
+
+
+@mutant(
+    "anthropic-batches-calls",
+    "Tool calls are held back and emitted together at the end of the message.",
+)
+class BatchesCalls(AnthropicDriver):
+    def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        held: list[DriverOutput] = []
+        for output in super().turn(chunks):
+            if isinstance(output, ToolCallOut):
+                held.append(output)
+                continue
+            if isinstance(output, TurnEnd):
+                yield from held
+            yield output
+
+
+@mutant(
+    "anthropic-ignores-cancellation",
+    "A cancellation is swallowed: the driver emits what it has, as if the stream had ended, and never closes the stream.",
+)
+class IgnoresCancellation(AnthropicDriver):
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        blocks: list[dict[str, Any]] = []
+        try:
+            yield from self.turn(_watch_blocks(chunks, blocks))
+        except BaseException:
+            for block in blocks:
+                if block.get("type") == "tool_use" and not block["done"]:
+                    arguments = "".join(block["parts"])
+                    yield ToolCallOut(block["id"], block["name"], arguments, True)
+
+
+def _watch_blocks(chunks: Iterator[str], blocks: list[dict[str, Any]]) -> Iterator[str]:
+    for chunk in chunks:
+        if "content_block_start" in chunk and "tool_use" in chunk:
+            data = json.loads(chunk.split("data:", 1)[1])
+            block = data["content_block"]
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": block["id"],
+                    "name": block["name"],
+                    "parts": [],
+                    "done": False,
+                }
+            )
+        elif "input_json_delta" in chunk and blocks:
+            blocks[-1]["parts"].append(
+                json.loads(chunk.split("data:", 1)[1])["delta"]["partial_json"]
+            )
+        elif "content_block_stop" in chunk and blocks:
+            blocks[-1]["done"] = True
+        yield chunk
+
+
+@mutant(
+    "anthropic-lenient-json",
+    "Corrupt or truncated arguments are repaired leniently (missing braces added) and reported valid.",
+)
+class LenientJson(AnthropicDriver):
+    def finish(self, block: dict[str, Any] | None) -> Iterator[DriverOutput]:
+        if block is None or block["done"]:
+            return
+        block["done"] = True
+        if block["type"] == "tool_use":
+            arguments = "".join(block["parts"])
+            if not strict_json(arguments):
+                arguments = _repair(arguments)
+            yield ToolCallOut(block["id"], block["name"], arguments, True)
+
+
+def _repair(text: str) -> str:
+    depth = text.count("{") - text.count("}")
+    if text.count('"') % 2:
+        text += '"'
+    return text + "}" * max(depth, 0)
+
+
+@mutant(
+    "anthropic-duplicate-block-stop", "A repeated content_block_stop emits the tool call again."
+)
+class DuplicateBlockStop(AnthropicDriver):
+    def finish(self, block: dict[str, Any] | None) -> Iterator[DriverOutput]:
+        if block is not None:
+            block["done"] = False
+        yield from super().finish(block)
+
+
+@mutant(
+    "openai-merges-same-index",
+    "Calls are keyed by index only, so parallel calls sent at one index are glued into one.",
+)
+class MergesSameIndex(OpenAIChatDriver):
+    def call_delta(self, call: dict[str, Any]) -> Iterator[DriverOutput]:
+        function = call.get("function") or {}
+        key = call.get("index", 0)
+        known = self.by_index.get(key)
+        if known is None:
+            yield from self.complete()
+            known = self.by_index[key] = {"id": call.get("id") or "", "name": "", "parts": []}
+            self.current = known
+        known["name"] += function.get("name") or ""
+        if function.get("arguments"):
+            known["parts"].append(function["arguments"])
+
+
+@mutant(
+    "openai-crashes-on-usage-chunk",
+    "The first choice is read without checking, so a usage chunk with empty choices crashes the driver.",
+)
+class CrashesOnUsageChunk(OpenAIChatDriver):
+    def response(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        yield from super().response(_first_choice_required(chunks))
+
+
+def _first_choice_required(chunks: Iterator[str]) -> Iterator[str]:
+    for chunk in chunks:
+        for _, data in events(iter([chunk])):
+            if isinstance(data, dict):
+                data["choices"][0]  # the bug: IndexError on a usage chunk
+        yield chunk
+
+
+@mutant(
+    "openai-finish-stop-drops-calls", "Tool calls are thrown away when finish_reason is 'stop'."
+)
+class FinishStopDropsCalls(OpenAIChatDriver):
+    def response(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        self.finished_with_stop = False
+
+        def watched() -> Iterator[str]:
+            for chunk in chunks:
+                if '"finish_reason":"stop"' in chunk:
+                    self.finished_with_stop = True
+                yield chunk
+
+        yield from super().response(watched())
+
+    def complete(self) -> Iterator[DriverOutput]:
+        if self.finished_with_stop:
+            self.current = None  # the bug: a 'stop' turn cannot have calls, so they are dropped
+            return iter(())
+        return super().complete()
+
+
+@mutant(
+    "openai-empty-arguments-crash",
+    "Arguments are parsed with json.loads, so a call with an empty arguments string crashes.",
+)
+class EmptyArgumentsCrash(OpenAIChatDriver):
+    def complete(self) -> Iterator[DriverOutput]:
+        for output in super().complete():
+            if isinstance(output, ToolCallOut):
+                json.loads(output.arguments)  # the bug: "" is not JSON
+            yield output
+
+
+@mutant(
+    "openai-keys-by-id",
+    "Calls are keyed by id, so a continuation chunk with a new id or no id starts a new call.",
+)
+class KeysById(OpenAIChatDriver):
+    def call_delta(self, call: dict[str, Any]) -> Iterator[DriverOutput]:
+        function = call.get("function") or {}
+        key = call.get("id") or f"anonymous-{len(self.by_index)}"
+        known = self.by_index.get(key)
+        if known is None:
+            yield from self.complete()
+            known = self.by_index[key] = {
+                "id": call.get("id") or "",
+                "name": function.get("name") or "",
+                "parts": [],
+            }
+            self.current = known
+        if function.get("arguments"):
+            known["parts"].append(function["arguments"])
+
+
+@mutant(
+    "anthropic-text-after-calls",
+    "Text is collected and emitted at the end of the turn, after the tool calls it preceded.",
+)
+class TextAfterCalls(AnthropicDriver):
+    def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        texts: list[DriverOutput] = []
+        for output in super().turn(chunks):
+            if isinstance(output, TextOut):
+                texts.append(output)
+                continue
+            if isinstance(output, TurnEnd):
+                yield from texts
+            yield output

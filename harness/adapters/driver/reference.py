@@ -1,0 +1,172 @@
+"""Correct pull-style drivers, one per dialect: read raw SSE chunks, assemble tool calls, emit each
+once as soon as it is complete, and stop reading exactly at the end of the turn.
+
+A driver adapter has ``layers = ("driver",)``, the ``dialect`` it reads, and
+``drive(chunks)``: a generator (or async generator) over the chunks it is given that yields
+``TextOut``, ``ToolCallOut`` and ``TurnEnd`` (or dicts of the same fields).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.wire import DONE, json_data, parse_sse
+
+
+def strict_json(arguments: str) -> bool:
+    """Complete arguments: a JSON object; an empty text is a call without arguments."""
+    if arguments == "":
+        return True
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
+
+
+def events(chunks: Iterator[str]) -> Iterator[Any]:
+    """The JSON payload of every SSE event in the chunks, ``DONE`` for ``[DONE]``."""
+    for chunk in chunks:
+        for event in parse_sse(chunk, source="stream"):
+            yield event.event, json_data(event)
+
+
+def close_upstream(chunks: Any) -> None:
+    close = getattr(chunks, "close", None)
+    if callable(close):
+        close()
+
+
+class AnthropicDriver:
+    """Anthropic Messages SSE, across message cycles until the turn's final stop."""
+
+    layers = ("driver",)
+    dialect = "anthropic"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        try:
+            yield from self.turn(chunks)
+        finally:
+            close_upstream(chunks)  # cancelled or done: the stream is not read any more
+
+    def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        blocks: dict[int, dict[str, Any]] = {}
+        started: set[str] = set()
+        stop_reason = "end_turn"
+        for _name, data in events(chunks):
+            kind = data.get("type") if isinstance(data, dict) else None
+            if kind == "message_start":
+                message_id = data["message"].get("id", "")
+                if message_id in started:
+                    continue  # a repeated message_start must not reset the message
+                started.add(message_id)
+                blocks = {}
+            elif kind == "content_block_start":
+                block = data["content_block"]
+                blocks[data["index"]] = {
+                    "type": block.get("type"),
+                    "id": block.get("id", ""),
+                    "name": block.get("name", ""),
+                    "parts": [],
+                    "done": False,
+                }
+            elif kind == "content_block_delta":
+                yield from self.delta(blocks.get(data["index"]), data["delta"])
+            elif kind == "content_block_stop":
+                yield from self.finish(blocks.get(data["index"]))
+            elif kind == "message_delta":
+                stop_reason = data.get("delta", {}).get("stop_reason") or "end_turn"
+                for index in sorted(blocks):  # cut short (max_tokens): the calls end here
+                    yield from self.finish(blocks[index])
+            elif kind == "message_stop" and stop_reason != "tool_use":
+                yield TurnEnd(stop_reason)
+                return
+            # ping, an SDK's assembled 'assistant' copy, anything else: nothing to emit
+
+    def delta(self, block: dict[str, Any] | None, delta: dict[str, Any]) -> Iterator[DriverOutput]:
+        if block is None:
+            return
+        if delta.get("type") == "text_delta":
+            yield TextOut(delta["text"])
+        elif delta.get("type") == "input_json_delta":
+            block["parts"].append(delta["partial_json"])
+
+    def finish(self, block: dict[str, Any] | None) -> Iterator[DriverOutput]:
+        if block is None or block["done"]:
+            return  # a repeated content_block_stop changes nothing
+        block["done"] = True
+        if block["type"] in ("tool_use", "server_tool_use"):
+            arguments = "".join(block["parts"])
+            yield ToolCallOut(block["id"], block["name"], arguments, strict_json(arguments))
+
+
+_REASON = {
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "stop": "end_turn",
+    "length": "max_tokens",
+}
+
+
+class OpenAIChatDriver:
+    """OpenAI Chat Completions chunks: calls keyed by index, a new id at a used index starts a
+    new call; a call is complete when the next one starts or the choice finishes."""
+
+    layers = ("driver",)
+    dialect = "openai-chat"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        try:
+            yield from self.response(chunks)
+        finally:
+            close_upstream(chunks)
+
+    def response(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        self.current: dict[str, Any] | None = None
+        self.by_index: dict[Any, dict[str, Any]] = {}
+        self.emitted = 0
+        finish: str | None = None
+        for _, data in events(chunks):
+            if data is DONE:
+                break
+            for choice in data.get("choices") or ():  # a usage chunk has none
+                if choice.get("index", 0) != 0:
+                    continue
+                delta = choice.get("delta") or {}
+                if delta.get("content"):
+                    yield TextOut(delta["content"])
+                for call in delta.get("tool_calls") or ():
+                    yield from self.call_delta(call)
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+                    yield from self.complete()
+        yield from self.complete()
+        reason = _REASON.get(finish or "stop", "end_turn")
+        if reason == "end_turn" and self.emitted:
+            reason = "tool_use"  # finish_reason 'stop' although the model called tools
+        yield TurnEnd(reason)
+
+    def call_delta(self, call: dict[str, Any]) -> Iterator[DriverOutput]:
+        function = call.get("function") or {}
+        key = call.get("index")
+        known = self.by_index.get(key) if key is not None else self.current
+        begins = call.get("type") == "function" and call.get("id") and function.get("name")
+        if known is None or (begins and known.get("id") and known["id"] != call["id"]):
+            yield from self.complete()
+            known = {"id": call.get("id") or "", "name": function.get("name") or "", "parts": []}
+            self.by_index[key] = known
+            self.current = known
+        elif call.get("id") and not known["id"]:
+            known["id"] = call["id"]
+        if function.get("arguments"):
+            known["parts"].append(function["arguments"])
+
+    def complete(self) -> Iterator[DriverOutput]:
+        call, self.current = self.current, None
+        if call is not None and not call.get("emitted"):
+            call["emitted"] = True
+            self.emitted += 1
+            arguments = "".join(call["parts"])
+            yield ToolCallOut(call["id"], call["name"], arguments, strict_json(arguments))

@@ -1,0 +1,48 @@
+"""Codecs: a canonical turn to a provider's wire chunks and back.
+
+A wire chunk is the raw text of one server-sent event as the HTTP body carries it; a driver
+under test reads them one by one. Each chunk remembers the canonical event it came from, so a
+rule can say which event a driver was at.
+
+Quirks are data: names a scenario lists, each a behaviour real servers have (``QUIRKS`` says
+which dialect knows which).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from harness.model.driver import TurnEvent
+
+
+@dataclass(frozen=True, slots=True)
+class WireChunk:
+    data: str
+    #: index of the canonical event that produced it
+    origin: int
+
+
+class Codec(Protocol):
+    name: str
+    quirks: dict[str, str]
+
+    def encode(
+        self, turn: Sequence[TurnEvent], quirks: Iterable[str] = ()
+    ) -> tuple[WireChunk, ...]: ...
+
+    def decode(self, body: str, *, source: str) -> tuple[TurnEvent, ...]: ...
+
+    def can_express(self, turn: Sequence[TurnEvent]) -> str | None:
+        """None, or why this dialect cannot carry the turn."""
+
+
+def dialects() -> dict[str, Codec]:
+    from harness.codecs.anthropic import AnthropicCodec
+    from harness.codecs.openai_chat import OpenAIChatCodec
+
+    return {codec.name: codec for codec in (AnthropicCodec(), OpenAIChatCodec())}
+
+
+__all__ = ["Codec", "WireChunk", "dialects"]

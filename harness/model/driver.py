@@ -1,0 +1,275 @@
+"""Canonical driver-layer traces: one turn of a model's stream, provider-neutral.
+
+A turn is one or more message cycles. Each cycle starts a message, streams content blocks (text,
+thinking, tool_use) by index, says why it stopped, and stops; a cycle that stopped for
+``tool_use`` is followed by the next cycle of the same turn. Codecs (``harness.codecs``) render a
+turn into each provider's wire chunks and read wire chunks back into it; rules compare what a
+driver emitted with the turn.
+
+What a driver emits (``DriverOutput``): text as it streams, each tool call once it is complete
+(with its raw argument text and whether that text parses), and the end of the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+BlockKind = Literal["text", "thinking", "tool_use"]
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence"]
+STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence")
+
+
+def stop_reason(value: str) -> StopReason:
+    """A provider's stop reason in canonical form (anything else, e.g. pause_turn, ends the turn)."""
+    return value if value in STOP_REASONS else "end_turn"  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnEvent:
+    kind: ClassVar[str] = ""
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageStart(TurnEvent):
+    kind: ClassVar[str] = "message_start"
+    message_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlockStart(TurnEvent):
+    kind: ClassVar[str] = "block_start"
+    index: int
+    block: BlockKind
+    id: str = ""
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta(TurnEvent):
+    kind: ClassVar[str] = "text_delta"
+    index: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThinkingDelta(TurnEvent):
+    kind: ClassVar[str] = "thinking_delta"
+    index: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArgumentsDelta(TurnEvent):
+    """A fragment of a tool call's JSON arguments."""
+
+    kind: ClassVar[str] = "arguments_delta"
+    index: int
+    fragment: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlockStop(TurnEvent):
+    kind: ClassVar[str] = "block_stop"
+    index: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageDelta(TurnEvent):
+    kind: ClassVar[str] = "message_delta"
+    stop_reason: StopReason
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageStop(TurnEvent):
+    kind: ClassVar[str] = "message_stop"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(TurnEvent):
+    kind: ClassVar[str] = "ping"
+
+
+TURN_EVENT_TYPES: dict[str, type[TurnEvent]] = {
+    cls.kind: cls
+    for cls in (
+        MessageStart,
+        BlockStart,
+        TextDelta,
+        ThinkingDelta,
+        ArgumentsDelta,
+        BlockStop,
+        MessageDelta,
+        MessageStop,
+        Ping,
+    )
+}
+
+
+def turn_event_to_json(event: TurnEvent) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": event.kind}
+    for f in fields(event):
+        if f.name != "line":
+            data[f.name] = getattr(event, f.name)
+    return data
+
+
+# -- what a driver emits ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextOut:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallOut:
+    id: str
+    name: str
+    arguments: str
+    #: the driver's verdict: the arguments are complete, valid JSON
+    valid: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnd:
+    stop_reason: str
+
+
+DriverOutput = TextOut | ToolCallOut | TurnEnd
+
+
+class MalformedOutput(ValueError):
+    pass
+
+
+def coerce_output(value: Any, position: int) -> DriverOutput:
+    """One emitted item: our classes, or dicts ``{"type": "text" | "tool_call" | "turn_end", ...}``."""
+    if isinstance(value, (TextOut, ToolCallOut, TurnEnd)):
+        return value
+    where = f"output {position}"
+    if not isinstance(value, Mapping):
+        raise MalformedOutput(
+            f"{where} is {type(value).__name__}; expected an object with a 'type'"
+        )
+    kind = value.get("type")
+
+    def text(key: str) -> str:
+        item = value.get(key)
+        if not isinstance(item, str):
+            raise MalformedOutput(f"{where}.{key} should be a string, got {item!r}")
+        return item
+
+    if kind == "text":
+        return TextOut(text("text"))
+    if kind == "tool_call":
+        valid = value.get("valid")
+        if not isinstance(valid, bool):
+            raise MalformedOutput(f"{where}.valid should be true or false, got {valid!r}")
+        return ToolCallOut(text("id"), text("name"), text("arguments"), valid)
+    if kind == "turn_end":
+        return TurnEnd(text("stop_reason"))
+    raise MalformedOutput(f"{where}.type is {kind!r}; expected text, tool_call or turn_end")
+
+
+# -- what the turn says ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    """A tool_use block as the turn streams it."""
+
+    cycle: int
+    index: int
+    id: str
+    name: str
+    arguments: str
+    #: trace positions: the block's start, and the event after which the call is complete
+    start: int
+    complete: int
+
+    @property
+    def valid(self) -> bool:
+        """Strict: the whole argument text parses as a JSON object (an empty text counts as {})."""
+        if self.arguments == "":
+            return True
+        try:
+            return isinstance(json.loads(self.arguments), dict)
+        except ValueError:
+            return False
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    calls: tuple[ExpectedCall, ...]
+    #: the text blocks' whole texts, in order, and where each started
+    texts: tuple[tuple[int, str], ...]
+    #: trace positions of every message_stop, and which one ends the turn
+    stops: tuple[int, ...]
+    final_stop: int
+    final_reason: str
+    #: False when the stream ends while the turn goes on (its last cycle stopped for tool_use)
+    ended: bool = True
+
+
+def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
+    """What the turn says a correct driver emits, derived from its canonical events."""
+    events = list(trace)
+    calls: list[ExpectedCall] = []
+    texts: list[tuple[int, str]] = []
+    open_calls: dict[int, dict[str, Any]] = {}
+    open_text: dict[int, list[Any]] = {}
+    stops: list[int] = []
+    cycle, reason, final_stop, final_reason = 0, "end_turn", len(events) - 1, "end_turn"
+
+    def close_call(index: int, at: int) -> None:
+        call = open_calls.pop(index)
+        calls.append(
+            ExpectedCall(
+                cycle, index, call["id"], call["name"], "".join(call["parts"]), call["start"], at
+            )
+        )
+
+    for i, event in enumerate(events):
+        if isinstance(event, MessageStart):
+            open_calls.clear()
+            open_text.clear()
+        elif isinstance(event, BlockStart):
+            if event.block == "tool_use":
+                open_calls[event.index] = {
+                    "id": event.id,
+                    "name": event.name,
+                    "parts": [],
+                    "start": i,
+                }
+            elif event.block == "text":
+                open_text[event.index] = [i, []]
+        elif isinstance(event, ArgumentsDelta) and event.index in open_calls:
+            open_calls[event.index]["parts"].append(event.fragment)
+        elif isinstance(event, TextDelta) and event.index in open_text:
+            open_text[event.index][1].append(event.text)
+        elif isinstance(event, BlockStop):
+            if event.index in open_calls:
+                close_call(event.index, i)
+            if event.index in open_text:
+                start, parts = open_text.pop(event.index)
+                texts.append((start, "".join(parts)))
+        elif isinstance(event, MessageDelta):
+            reason = event.stop_reason
+            for index in sorted(open_calls):  # a cut stream: the calls end with the message
+                close_call(index, i)
+            for index in sorted(open_text):
+                start, parts = open_text.pop(index)
+                texts.append((start, "".join(parts)))
+        elif isinstance(event, MessageStop):
+            stops.append(i)
+            if reason != "tool_use":
+                final_stop, final_reason = i, reason
+                break
+            cycle += 1
+    else:  # the stream ends while the turn goes on: a driver reads all of it
+        return TurnFacts(tuple(calls), tuple(texts), tuple(stops), final_stop, reason, ended=False)
+    return TurnFacts(tuple(calls), tuple(texts), tuple(stops), final_stop, final_reason)

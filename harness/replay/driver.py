@@ -1,0 +1,182 @@
+"""Replay a driver-layer scenario through a pull-style adapter.
+
+The adapter's ``drive(chunks)`` consumes an iterator of wire chunks (the raw text of each
+server-sent event) and yields what it emits. The replayer hands it the turn encoded in the
+adapter's dialect, counts the chunks read when each output comes out and where reading stopped,
+notices an attempt to read past the turn, and injects a cancellation where the scenario asks:
+the read that would fetch that chunk raises ``StreamCancelled`` (``asyncio.CancelledError`` for
+an async driver), as a cancelled connection or task does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+from harness.codecs import WireChunk, dialects
+from harness.model.driver import DriverOutput, MalformedOutput, coerce_output, turn_facts
+from harness.replay._watchdog import Progress
+from harness.replay.session import AdapterFailure
+from harness.rules.driver import DriverCheck, DriverRun
+from harness.rules.registry import Rule, Violation
+from harness.scenario.loader import Scenario
+
+
+class StreamCancelled(BaseException):
+    """Raised into a sync driver by the read that the scenario cancels."""
+
+
+class _Source:
+    def __init__(
+        self, chunks: Sequence[WireChunk], progress: Progress, cancel_at: int | None
+    ) -> None:
+        self.chunks = chunks
+        self.progress = progress
+        self.cancel_at = cancel_at
+        self.reads = 0
+        self.overread = False
+        self.closed = False
+        self.cancelled = False
+
+    def _next(self) -> str:
+        if self.cancel_at is not None and self.reads >= self.cancel_at:
+            self.cancelled = True
+            raise StreamCancelled
+        if self.reads >= len(self.chunks):
+            self.overread = True
+            raise StopIteration
+        chunk = self.chunks[self.reads]
+        self.reads += 1
+        self.progress.index = self.reads
+        return chunk.data
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class SyncSource(_Source):
+    def __iter__(self) -> SyncSource:
+        return self
+
+    def __next__(self) -> str:
+        return self._next()
+
+
+class AsyncSource(_Source):
+    def __aiter__(self) -> AsyncSource:
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            return self._next()
+        except StopIteration:
+            raise StopAsyncIteration from None
+        except StreamCancelled:
+            raise asyncio.CancelledError from None
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class DriverReplay:
+    def __init__(self, scenario: Scenario, rules: Sequence[Rule]) -> None:
+        self.scenario = scenario
+        self.rules = list(rules)
+        self.found: dict[tuple[str, int, str], Violation] = {}
+        self.observation = None
+
+    @property
+    def violations(self) -> tuple[Violation, ...]:
+        return tuple(sorted(self.found.values(), key=lambda v: (v.event_index, v.rule)))
+
+    def skip_reason(self, adapter: Any) -> str | None:
+        dialect = getattr(adapter, "dialect", None)
+        codecs = dialects()
+        if dialect not in codecs:
+            return f"the adapter names no known dialect (dialect={dialect!r}; known: {', '.join(codecs)})"
+        if self.scenario.dialects and dialect not in self.scenario.dialects:
+            return f"the scenario runs in {', '.join(self.scenario.dialects)}, not {dialect}"
+        return codecs[dialect].can_express(self.scenario.turn)
+
+    def run(self, adapter: Any, progress: Progress) -> None:
+        codec = dialects()[adapter.dialect]
+        chunks = codec.encode(self.scenario.turn, self.scenario.quirks)
+        cancel_at = self.scenario.cancel_after_reads
+        drive = adapter.drive
+        outputs: list[tuple[DriverOutput, int]] = []
+        progress.phase = "feed"
+        if inspect.isasyncgenfunction(drive):
+            source: _Source = AsyncSource(chunks, progress, cancel_at)
+            propagated, raised = self._run_async(drive, source, outputs, progress)
+        else:
+            source = SyncSource(chunks, progress, cancel_at)
+            propagated, raised = False, None
+            try:
+                for item in drive(source):
+                    outputs.append((self._coerce(item, len(outputs)), source.reads))
+            except StreamCancelled:
+                propagated = True  # the cancellation ended the driver, as it should
+            except AdapterFailure:
+                raise
+            except Exception as exc:
+                raised = f"{type(exc).__name__}: {exc}"
+        run = DriverRun(
+            codec.name,
+            chunks,
+            turn_facts(self.scenario.turn),
+            tuple(outputs),
+            source.reads,
+            source.overread,
+            source.closed,
+            cancel_at,
+            propagated,
+            raised,
+        )
+        context = DriverCheck(run)
+        for rule in self.rules:
+            for violation in rule.check(context):
+                self.found.setdefault(
+                    (violation.rule, violation.event_index, violation.message), violation
+                )
+
+    def _run_async(
+        self,
+        drive: Any,
+        source: _Source,
+        outputs: list[tuple[DriverOutput, int]],
+        progress: Progress,
+    ) -> tuple[bool, str | None]:
+        loop = asyncio.new_event_loop()
+
+        async def body() -> tuple[bool, str | None]:
+            try:
+                async for item in drive(source):
+                    outputs.append((self._coerce(item, len(outputs)), source.reads))
+            except asyncio.CancelledError:
+                if not source.cancelled:
+                    raise  # the watchdog's cancellation of a hung driver
+                return True, None
+            except AdapterFailure:
+                raise
+            except Exception as exc:
+                return False, f"{type(exc).__name__}: {exc}"
+            return False, None
+
+        task = loop.create_task(body())
+
+        def cancel() -> None:
+            loop.call_soon_threadsafe(task.cancel)
+
+        progress.on_hang = cancel
+        try:
+            return loop.run_until_complete(task)
+        finally:
+            loop.close()
+
+    def _coerce(self, item: Any, position: int) -> DriverOutput:
+        try:
+            return coerce_output(item, position)
+        except MalformedOutput as exc:
+            raise AdapterFailure(-1, f"the driver emitted a malformed output: {exc}") from None

@@ -1,0 +1,372 @@
+"""Driver-layer rules (seeds 002 and 003, REAL_BUGS rows 1-17): what a stream consumer emits and
+how far it reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from harness.codecs import WireChunk
+from harness.model.driver import (
+    DriverOutput,
+    ExpectedCall,
+    TextOut,
+    ToolCallOut,
+    TurnEnd,
+    TurnFacts,
+)
+from harness.rules.registry import Violation, rule
+
+SEED_003 = "seed 003 (x2d7/interlude #22: partial tool calls)"
+
+
+@dataclass(frozen=True)
+class DriverRun:
+    """What one driver did with one encoded turn."""
+
+    dialect: str
+    chunks: tuple[WireChunk, ...]
+    facts: TurnFacts
+    #: each output with the number of chunks read when it came out
+    outputs: tuple[tuple[DriverOutput, int], ...]
+    #: chunks read in all, and whether the driver asked for more than the turn holds
+    reads: int
+    overread: bool
+    upstream_closed: bool
+    cancel_after: int | None
+    cancelled: bool
+    raised: str | None
+
+
+class DriverCheck:
+    def __init__(self, run: DriverRun) -> None:
+        self.run = run
+        self.facts = run.facts
+
+    def chunk_of(self, event_index: int) -> int:
+        """The first chunk that carries (or follows) the given event."""
+        for n, chunk in enumerate(self.run.chunks):
+            if chunk.origin >= event_index:
+                return n
+        return len(self.run.chunks)
+
+    def event_at(self, reads: int) -> int:
+        """The canonical event of the last chunk read."""
+        return self.run.chunks[reads - 1].origin if reads > 0 else 0
+
+    def expected_calls(self) -> Sequence[ExpectedCall]:
+        """The calls that are complete within what the driver was let read."""
+        if self.run.cancel_after is None:
+            return self.facts.calls
+        return [c for c in self.facts.calls if self.chunk_of(c.complete) < self.run.cancel_after]
+
+    def emitted(self) -> list[tuple[ToolCallOut, int]]:
+        return [(o, reads) for o, reads in self.run.outputs if isinstance(o, ToolCallOut)]
+
+
+def _emitted_by_id(c: DriverCheck) -> dict[str, list[tuple[ToolCallOut, int]]]:
+    out: dict[str, list[tuple[ToolCallOut, int]]] = {}
+    for call, reads in c.emitted():
+        out.setdefault(call.id, []).append((call, reads))
+    return out
+
+
+@rule(
+    "strict-assembly",
+    layer="driver",
+    source=f"{SEED_003}; REAL_BUGS rows 6, 9, 10",
+    statement=(
+        "Argument fragments, concatenated in arrival order, equal the original arguments and "
+        "parse strictly at completion; corrupt or truncated arguments are reported invalid, "
+        "not repaired."
+    ),
+)
+def strict_assembly(c: DriverCheck) -> Iterator[Violation]:
+    by_id = _emitted_by_id(c)
+    for call in c.expected_calls():
+        emitted = by_id.get(call.id, [])
+        if len(emitted) != 1:
+            continue  # emit-once-early speaks of calls emitted zero or several times
+        got = emitted[0][0]
+        if got.name != call.name:
+            yield Violation(
+                "strict-assembly",
+                call.start,
+                f"tool call {call.id} was emitted with the name {got.name!r}; the stream names it {call.name!r}",
+            )
+        if got.arguments != call.arguments:
+            yield Violation(
+                "strict-assembly",
+                call.complete,
+                f"tool call {call.id} ({call.name}) was emitted with the arguments {got.arguments[:80]!r}; "
+                f"its fragments add up to {call.arguments[:80]!r}",
+            )
+        elif got.valid != call.valid:
+            verdict = "valid" if got.valid else "invalid"
+            truth = (
+                "complete JSON"
+                if call.valid
+                else "not complete JSON: it must be reported invalid, not repaired"
+            )
+            yield Violation(
+                "strict-assembly",
+                call.complete,
+                f"tool call {call.id} ({call.name}) was emitted as {verdict}, but its arguments "
+                f"{call.arguments[:80]!r} are {truth}",
+            )
+
+
+@rule(
+    "emit-once-early",
+    layer="driver",
+    source=f"{SEED_003}; REAL_BUGS row 16",
+    statement=(
+        "Each tool call is emitted exactly once, as soon as it is complete: not batched at the "
+        "end, not per fragment."
+    ),
+)
+def emit_once_early(c: DriverCheck) -> Iterator[Violation]:
+    by_id = _emitted_by_id(c)
+    expected = {call.id for call in c.facts.calls}
+    for call in c.expected_calls():
+        emitted = by_id.get(call.id, [])
+        if not emitted:
+            yield Violation(
+                "emit-once-early",
+                call.complete,
+                f"tool call {call.id} ({call.name}) is complete at this event but was never emitted",
+            )
+            continue
+        partial = [e for e, _ in emitted if e.arguments != call.arguments]
+        if len(emitted) > 1 and partial:
+            yield Violation(
+                "emit-once-early",
+                call.complete,
+                f"tool call {call.id} ({call.name}) was emitted {len(emitted)} times, "
+                f"{len(partial)} of them with partial arguments (e.g. {partial[0].arguments[:40]!r})",
+            )
+            continue
+        ready = c.chunk_of(call.complete) + 1
+        when = emitted[0][1]
+        if when > ready:
+            yield Violation(
+                "emit-once-early",
+                call.complete,
+                f"tool call {call.id} ({call.name}) was complete after chunk {ready} but emitted only "
+                f"after chunk {when} (at event {c.event_at(when)}): calls are emitted as soon as "
+                f"they are complete, not batched",
+            )
+    for call_id, emitted in by_id.items():
+        if call_id not in expected:
+            yield Violation(
+                "emit-once-early",
+                c.event_at(emitted[0][1]),
+                f"a tool call with the id {call_id!r} was emitted ({len(emitted)} time(s)); the "
+                f"stream has no such call",
+            )
+
+
+@rule(
+    "no-duplicates",
+    layer="driver",
+    source="seed 002 (ClaudeSDKDriver); REAL_BUGS rows 14-16",
+    statement=(
+        "Raw stream events plus pre-assembled messages, or a repeated message_start or "
+        "content_block_stop, never yield a duplicated message or tool call."
+    ),
+)
+def no_duplicates(c: DriverCheck) -> Iterator[Violation]:
+    for call_id, emitted in _emitted_by_id(c).items():
+        complete = [
+            e for e, _ in emitted if not any(e.arguments != x.arguments for x, _ in emitted)
+        ]
+        if len(emitted) > 1 and len(complete) == len(emitted):
+            yield Violation(
+                "no-duplicates",
+                c.event_at(emitted[1][1]),
+                f"tool call {call_id} was emitted {len(emitted)} times with the same arguments",
+            )
+    if c.run.cancel_after is None and not c.run.raised:
+        text = "".join(o.text for o, _ in c.run.outputs if isinstance(o, TextOut))
+        wanted = "".join(t for _, t in c.facts.texts)
+        if (
+            len(text) > len(wanted)
+            and wanted
+            and text.count(wanted[: max(1, len(wanted) // 2)]) > 1
+        ):
+            yield Violation(
+                "no-duplicates",
+                c.facts.final_stop,
+                f"the text was emitted more than once: {text[:80]!r}",
+            )
+
+
+@rule(
+    "order",
+    layer="driver",
+    source=SEED_003,
+    statement="Text and tool calls keep their relative order.",
+)
+def order(c: DriverCheck) -> Iterator[Violation]:
+    if c.run.cancel_after is not None:
+        return
+    wanted: list[tuple[int, str]] = [(start, "text") for start, text in c.facts.texts if text]
+    wanted += [(call.start, f"call {call.id}") for call in c.facts.calls]
+    wanted.sort()
+    seen: list[str] = []
+    for output, _ in c.run.outputs:
+        item = (
+            "text"
+            if isinstance(output, TextOut) and output.text
+            else (f"call {output.id}" if isinstance(output, ToolCallOut) else None)
+        )
+        if item and not (item == "text" and seen and seen[-1] == "text"):
+            seen.append(item)
+    merged = [
+        k
+        for n, (_, k) in enumerate(wanted)
+        if not (k == "text" and n and wanted[n - 1][1] == "text")
+    ]
+    if seen != merged and sorted(seen) == sorted(merged):
+        yield Violation(
+            "order",
+            c.facts.final_stop,
+            f"the outputs come in the order {seen}; the stream has {merged}",
+        )
+
+
+@rule(
+    "parallel-apart",
+    layer="driver",
+    source="REAL_BUGS rows 1-3, 7, 8",
+    statement="Parallel calls stay apart, under each dialect's identity rules (index, id, output index).",
+)
+def parallel_apart(c: DriverCheck) -> Iterator[Violation]:
+    calls = list(c.expected_calls())
+    for emitted, _reads in c.emitted():
+        for n in range(len(calls)):
+            for m in range(n + 1, len(calls)):
+                a, b = calls[n], calls[m]
+                if a.cycle == b.cycle and (
+                    (
+                        emitted.arguments.startswith(a.arguments + b.arguments)
+                        and a.arguments
+                        and b.arguments
+                    )
+                    or emitted.name == a.name + b.name
+                ):
+                    yield Violation(
+                        "parallel-apart",
+                        b.start,
+                        f"the calls {a.id} and {b.id} were merged into one call {emitted.id!r} "
+                        f"({emitted.name}, {emitted.arguments[:80]!r})",
+                    )
+
+
+@rule(
+    "turn-lifetime",
+    layer="driver",
+    source="seed 002 (SSEDriver ending at the first message_stop); REAL_BUGS rows 11, 12, 17",
+    statement=(
+        "message_stop after stop_reason tool_use does not end the turn; the final stop does; the "
+        "consumer stops reading at the turn's end, neither before nor after."
+    ),
+)
+def turn_lifetime(c: DriverCheck) -> Iterator[Violation]:
+    run, facts = c.run, c.facts
+    if run.cancel_after is not None or run.raised:
+        return
+    if not facts.ended:
+        # the last cycle stopped for tool_use and the stream ends: the turn goes on, so the
+        # driver reads all of it (and may report the pause)
+        if run.reads < len(run.chunks):
+            yield Violation(
+                "turn-lifetime",
+                c.event_at(run.reads),
+                f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
+                f"the last cycle stopped for tool_use, so the turn goes on past it",
+            )
+        return
+    ends = [n for n, chunk in enumerate(run.chunks) if chunk.origin == facts.final_stop]
+    first, last = (ends[0] + 1, ends[-1] + 1) if ends else (len(run.chunks), len(run.chunks))
+    if run.reads < first:
+        yield Violation(
+            "turn-lifetime",
+            c.event_at(run.reads),
+            f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
+            f"the turn ends only at event {facts.final_stop} (chunk {first})",
+        )
+    elif run.overread or run.reads > last:
+        yield Violation(
+            "turn-lifetime",
+            facts.final_stop,
+            f"the driver kept reading after the turn ended at event {facts.final_stop}: on a live "
+            f"stream it would wait for the next turn",
+        )
+    ends_out = [o for o, _ in run.outputs if isinstance(o, TurnEnd)]
+    if len(ends_out) != 1:
+        yield Violation(
+            "turn-lifetime",
+            facts.final_stop,
+            f"the driver reported the end of the turn {len(ends_out)} times; once, at the end, is right",
+        )
+    elif ends_out[0].stop_reason != facts.final_reason:
+        yield Violation(
+            "turn-lifetime",
+            facts.final_stop,
+            f"the driver ended the turn with stop_reason {ends_out[0].stop_reason!r}; the turn stopped for {facts.final_reason!r}",
+        )
+
+
+@rule(
+    "cancellation",
+    layer="driver",
+    source=f"{SEED_003}; REAL_BUGS row 18",
+    statement=(
+        "Cancelling at any point ends the iterator promptly, runs its cleanup, emits no partial "
+        "tool call and leaves no dangling state."
+    ),
+)
+def cancellation(c: DriverCheck) -> Iterator[Violation]:
+    run = c.run
+    if run.cancel_after is None:
+        return
+    at = c.event_at(run.cancel_after)
+    if not run.cancelled:
+        yield Violation(
+            "cancellation",
+            at,
+            "the driver swallowed the cancellation and went on instead of ending",
+        )
+    if not run.upstream_closed:
+        yield Violation(
+            "cancellation",
+            at,
+            "after the cancellation the driver did not close the stream it was reading (no cleanup)",
+        )
+    complete = {(call.id, call.arguments) for call in c.expected_calls()}
+    for emitted, _ in c.emitted():
+        if (emitted.id, emitted.arguments) not in complete:
+            yield Violation(
+                "cancellation",
+                at,
+                f"the cancelled driver emitted the partial tool call {emitted.id} with {emitted.arguments[:60]!r}",
+            )
+
+
+@rule(
+    "robust-framing",
+    layer="driver",
+    source="REAL_BUGS rows 4, 5, 9, 13",
+    statement=(
+        "Legal or common quirks (usage chunks with empty choices, keep-alive pings, CRLF, spaces "
+        "in data JSON, a missing [DONE]) never crash the consumer."
+    ),
+)
+def robust_framing(c: DriverCheck) -> Iterator[Violation]:
+    if c.run.raised:
+        yield Violation(
+            "robust-framing",
+            c.event_at(c.run.reads),
+            f"the driver crashed on the {c.run.dialect} stream after chunk {c.run.reads}: {c.run.raised}",
+        )

@@ -1,0 +1,114 @@
+"""The steps of a driver-layer scenario: canonical turn events, and ``cycle`` to write a message
+cycle's blocks in a few lines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from harness.model import driver as dv
+from harness.scenario._fields import Fields
+from harness.scenario._yaml import LocatedDict
+from harness.scenario.generators import split_text
+
+if TYPE_CHECKING:
+    from harness.scenario.loader import _Parser
+
+Handler = Callable[["_Parser", Fields], list[Any]]
+_BLOCKS = ("text", "thinking", "tool_use")
+
+
+def _event(cls: type[dv.TurnEvent], *keys: str) -> Handler:
+    def read(parser: _Parser, f: Fields) -> list[Any]:
+        f.check_keys(keys)
+        values: dict[str, Any] = {}
+        for key in keys:
+            if key == "index":
+                values[key] = f.int(key, minimum=0)
+            elif key == "block":
+                values[key] = f.choice(key, _BLOCKS)
+            elif key == "stop_reason":
+                values[key] = f.choice(key, dv.STOP_REASONS)
+            elif key in ("id", "name"):
+                values[key] = f.str(key, "")
+            else:
+                values[key] = f.str(key)
+        parser.budget.take(1, f, keys[0] if keys else "line")
+        return [cls(line=f.line, **values)]
+
+    return read
+
+
+def _arguments(f: Fields) -> str:
+    if f.has("input") and f.has("arguments"):
+        f.fail(
+            f.line_of("arguments"),
+            "give either 'input' (a value) or 'arguments' (raw JSON text), not both",
+        )
+    if f.has("arguments"):
+        return f.str("arguments")
+    return json.dumps(f.raw("input", {}))
+
+
+def _cycle(parser: _Parser, f: Fields) -> list[Any]:
+    """start, each block (start, deltas, stop), the stop reason, stop."""
+    f.check_keys(("id", "stop_reason", "blocks"))
+    parser.auto_ids += 1
+    message_id = f.str("id", f"msg_{parser.auto_ids:04d}")
+    out: list[dv.TurnEvent] = [dv.MessageStart(message_id=message_id, line=f.line)]
+    items = f.list("blocks", required=True)
+    has_tools = False
+    for index, item in enumerate(items):
+        line = items.line_of(index)
+        if not isinstance(item, LocatedDict) or len(item) != 1 or next(iter(item)) not in _BLOCKS:
+            f.fail(line, "each block is a mapping with one key: text, thinking or tool_use")
+        ((kind, body),) = item.items()
+        if isinstance(body, str) and kind in ("text", "thinking"):
+            body = LocatedDict({"text": body})
+            body.line, body.value_lines = line, {}
+        b = parser.fields(body, f"a {kind} block", line)
+        if kind == "tool_use":
+            has_tools = True
+            b.check_keys(("id", "name", "input", "arguments", "chunks", "fragments", "stopped"))
+            call_id = b.str("id")
+            out.append(
+                dv.BlockStart(
+                    index=index, block="tool_use", id=call_id, name=b.str("name"), line=line
+                )
+            )
+            if b.has("fragments"):
+                pieces = list(b.str_list("fragments"))
+            else:
+                arguments = _arguments(b)
+                pieces = split_text(arguments, b.int("chunks", 3, minimum=1)) if arguments else []
+            out.extend(dv.ArgumentsDelta(index=index, fragment=p, line=line) for p in pieces)
+            if b.bool("stopped", True):
+                out.append(dv.BlockStop(index=index, line=line))
+        else:
+            b.check_keys(("text", "chunks"))
+            chunks = b.int("chunks", 0, minimum=1) if b.has("chunks") else None
+            out.append(dv.BlockStart(index=index, block=kind, line=line))
+            delta = dv.TextDelta if kind == "text" else dv.ThinkingDelta
+            out.extend(
+                delta(index=index, text=p, line=line) for p in split_text(b.str("text"), chunks)
+            )
+            out.append(dv.BlockStop(index=index, line=line))
+    reason = f.choice("stop_reason", dv.STOP_REASONS, "tool_use" if has_tools else "end_turn")
+    out += [dv.MessageDelta(stop_reason=reason, line=f.line), dv.MessageStop(line=f.line)]  # type: ignore[arg-type]
+    parser.budget.take(len(out), f, "blocks")
+    return out
+
+
+DRIVER_STEP_HANDLERS: dict[str, Handler] = {
+    "cycle": _cycle,
+    "message_start": _event(dv.MessageStart, "message_id"),
+    "block_start": _event(dv.BlockStart, "index", "block", "id", "name"),
+    "text_delta": _event(dv.TextDelta, "index", "text"),
+    "thinking_delta": _event(dv.ThinkingDelta, "index", "text"),
+    "arguments_delta": _event(dv.ArgumentsDelta, "index", "fragment"),
+    "block_stop": _event(dv.BlockStop, "index"),
+    "message_delta": _event(dv.MessageDelta, "stop_reason"),
+    "message_stop": _event(dv.MessageStop),
+    "ping": _event(dv.Ping),
+}

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
 from harness.scenario.loader import Scenario
+from harness.wire import WireError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -91,6 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(_COMMANDS[args.command](args))
     except ScenarioError as exc:
         _print_problems(exc.problems)
+        return EXIT_USAGE
+    except WireError as exc:
+        _print_problems([exc.problem])
         return EXIT_USAGE
     except UsageError as exc:
         print(f"harness: error: {exc}", file=sys.stderr)

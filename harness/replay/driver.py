@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,8 @@ from harness.replay.session import AdapterFailure
 from harness.rules.driver import DriverCheck, DriverRun
 from harness.rules.registry import Rule, Violation
 from harness.scenario.loader import Scenario
+
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
 
 class StreamCancelled(BaseException):
@@ -80,6 +83,20 @@ class AsyncSource(_Source):
         self.closed = True
 
 
+def recorded_chunks(scenario: Scenario) -> tuple[WireChunk, ...]:
+    """A recorded stream's events as they arrived, each tied to the last canonical event the
+    decoder read from it (by line)."""
+    out = []
+    for text, line in scenario.raw_wire:
+        last = line + len(_LINE_ENDS.findall(text.rstrip("\r\n")))  # its last non-blank line
+        origin = 0
+        for n, event in enumerate(scenario.turn):
+            if event.line <= last:
+                origin = n
+        out.append(WireChunk(text, origin))
+    return tuple(out)
+
+
 class DriverReplay:
     def __init__(self, scenario: Scenario, rules: Sequence[Rule]) -> None:
         self.scenario = scenario
@@ -102,7 +119,9 @@ class DriverReplay:
 
     def run(self, adapter: Any, progress: Progress) -> None:
         codec = dialects()[adapter.dialect]
-        chunks = codec.encode(self.scenario.turn, self.scenario.quirks)
+        chunks = recorded_chunks(self.scenario) or codec.encode(
+            self.scenario.turn, self.scenario.quirks
+        )
         cancel_at = self.scenario.cancel_after_reads
         drive = adapter.drive
         outputs: list[tuple[DriverOutput, int]] = []

@@ -36,6 +36,7 @@ _TOP_KEYS = (
     "dialects",
     "quirks",
     "cancel_after_reads",
+    "wire",
     "trace",
     "faults",
     "expect",
@@ -84,6 +85,8 @@ class Scenario:
     dialects: tuple[str, ...] = ()
     quirks: tuple[str, ...] = ()
     cancel_after_reads: int | None = None
+    #: a recorded stream fed as it was: (raw text of each server-sent event, its first line)
+    raw_wire: tuple[tuple[str, int], ...] = ()
 
     @property
     def delivered(self) -> tuple[ev.SessionEvent, ...]:
@@ -232,11 +235,11 @@ class _Parser:
         self.seed = top.int("seed", 0)
         unlabelled = top.bool("unlabelled_subsessions", False)
         self.default_session = top.str("session", "main")
+        if layer == "driver":
+            return self.driver_scenario(top, scenario_id)
         steps = top.list("trace", required=True)
         if not steps:
             top.fail(top.line_of("trace"), "the trace is empty")
-        if layer == "driver":
-            return self.driver_scenario(top, scenario_id, steps)
         trace = self.steps(steps, "trace")
         trace = self.faults(top.list("faults"), trace)
         self.check_trace(trace)  # after the faults: their 'then' steps and live resumes too
@@ -263,15 +266,27 @@ class _Parser:
             _delivered=_unlabelled(trace) if unlabelled else (),
         )
 
-    def driver_scenario(self, top: Fields, scenario_id: str, steps: LocatedList) -> Scenario:
+    def driver_scenario(self, top: Fields, scenario_id: str) -> Scenario:
         from harness.codecs import dialects
         from harness.scenario.driver_steps import DRIVER_STEP_HANDLERS
 
         self.handlers = DRIVER_STEP_HANDLERS
-        turn: list[Any] = self.steps(steps, "trace")
-        turn = self.faults(top.list("faults"), turn)
         codecs = dialects()
-        wanted = top.str_list("dialects")
+        raw: tuple[tuple[str, int], ...] = ()
+        if top.has("wire"):
+            if top.has("trace"):
+                top.note(
+                    top.line_of("wire"),
+                    "give either a trace or 'wire' (a recorded stream), not both",
+                )
+            dialect, raw, turn = self.recorded_wire(top, codecs)
+            wanted: tuple[str, ...] = (dialect,)
+        else:
+            steps = top.list("trace", required=True)
+            if not steps:
+                top.fail(top.line_of("trace"), "the trace is empty")
+            turn = self.faults(top.list("faults"), self.steps(steps, "trace"))
+            wanted = top.str_list("dialects")
         for i, name in enumerate(wanted):
             if name not in codecs:
                 top.note(
@@ -314,7 +329,48 @@ class _Parser:
             dialects=tuple(wanted),
             quirks=quirks,
             cancel_after_reads=cancel,
+            raw_wire=raw,
         )
+
+    def recorded_wire(
+        self, top: Fields, codecs: dict[str, Any]
+    ) -> tuple[str, tuple[tuple[str, int], ...], list[Any]]:
+        """A stream given as it was recorded: inline, a raw file, or a cassette interaction."""
+        from harness.wire import WireError, read_cassette, split_sse
+
+        w = self.fields(top.raw("wire"), "'wire'", top.line_of("wire"))
+        w.check_keys(("dialect", "body", "file", "cassette", "interaction"))
+        dialect = w.choice("dialect", tuple(codecs))
+        given = [k for k in ("body", "file", "cassette") if w.has(k)]
+        if len(given) != 1:
+            w.fail(
+                w.line,
+                "'wire' needs exactly one of: body (the stream's text), file (a raw stream), cassette (a vcrpy cassette)",
+            )
+        base = Path(self.path).parent
+        try:
+            if given[0] == "body":
+                body, source = w.str("body"), f"{self.path} wire body"
+            elif given[0] == "file":
+                path = base / w.str("file")
+                body, source = path.read_bytes().decode("utf-8"), str(path)
+            else:
+                path = base / w.str("cassette")
+                interactions = read_cassette(path)
+                number = w.int("interaction", 0, minimum=0)
+                if number >= len(interactions):
+                    w.fail(w.line_of("interaction"), f"{path} has {len(interactions)} interactions")
+                body, source = (
+                    interactions[number].response_body,
+                    interactions[number].response_source,
+                )
+            turn = list(codecs[dialect].decode(body, source=source))
+            return dialect, split_sse(body, source=source), turn
+        except WireError as exc:
+            w.fail(w.line, f"the recorded stream cannot be read: {exc}")
+        except (OSError, UnicodeDecodeError) as exc:
+            w.fail(w.line, f"the recorded stream cannot be read: {exc}")
+        raise AssertionError("unreachable")
 
     # -- steps -------------------------------------------------------------------------------
 

@@ -48,6 +48,7 @@ from harness.wire.sse import (  # noqa: E402
     parse_json_array_stream,
     parse_jsonl,
     parse_sse,
+    split_sse,
 )
 
 __all__ = [
@@ -62,4 +63,5 @@ __all__ = [
     "parse_jsonl",
     "parse_sse",
     "read_cassette",
+    "split_sse",
 ]

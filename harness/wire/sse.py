@@ -121,6 +121,32 @@ def parse_sse(data: bytes | str, *, source: str) -> tuple[SSEEvent, ...]:
     return tuple(events)
 
 
+def split_sse(data: bytes | str, *, source: str) -> tuple[tuple[str, int], ...]:
+    """The stream cut after each blank line, as ``(raw text, first line)`` pieces: exactly the
+    bytes a server sent for each event (keep-alive comments stay with the next event), so a
+    consumer can be fed a recording as it arrived, one event at a time."""
+    text = _as_text(data, source)
+    pieces: list[tuple[str, int]] = []
+    start, first, blank_run = 0, 1, False
+    offset = 0
+    for number, line, ended in _lines(text):
+        length = len(line)
+        end = text.find("\n", offset + length) if ended else len(text)
+        if ended and text.startswith("\r\n", offset + length):
+            end = offset + length + 1
+        elif ended and text.startswith("\r", offset + length):
+            end = offset + length
+        next_offset = end + 1 if ended else len(text)
+        if line == "" and not blank_run and offset > start:
+            pieces.append((text[start:next_offset], first))
+            start, first = next_offset, number + 1
+        blank_run = line == ""
+        offset = next_offset
+    if start < len(text) and text[start:].strip():
+        pieces.append((text[start:], first))
+    return tuple(pieces)
+
+
 def json_data(event: SSEEvent) -> Any:
     """The event's data parsed as JSON (spaces around it allowed); ``DONE`` for ``[DONE]``.
 

@@ -159,7 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     scenarios = _load(args.paths)
-    events = sum(len(s.trace) for s in scenarios)
+    events = sum(len(s.trace) + len(s.turn) for s in scenarios)
     print(f"{len(scenarios)} scenarios valid ({events:,} events after expansion)")
     return EXIT_OK
 

@@ -73,6 +73,7 @@ def test_the_library_loads_and_is_large_enough():
     assert not _PROBLEMS, "\n".join(map(str, _PROBLEMS))
     assert len([s for s in SCENARIOS if s.layer == "session"]) >= 25
     assert len([s for s in SCENARIOS if s.layer == "history"]) >= 15
+    assert len([s for s in SCENARIOS if s.layer == "driver"]) >= 30
 
 
 def applies(adapter, scenario) -> bool:

@@ -22,6 +22,8 @@ class WireChunk:
     data: str
     #: index of the canonical event that produced it
     origin: int
+    #: False for a chunk that carries nothing of the turn (a keep-alive comment)
+    carries: bool = True
 
 
 class Codec(Protocol):

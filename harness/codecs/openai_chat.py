@@ -86,7 +86,7 @@ class OpenAIChatCodec:
 
         for i, event in enumerate(turn):
             if "keep_alive" in quirks and out:
-                out.append(WireChunk(": keep-alive\n\n", i))
+                out.append(WireChunk(": keep-alive\n\n", i, carries=False))
             if isinstance(event, dv.MessageStart):
                 message_id = event.message_id
                 out.append(
@@ -103,6 +103,7 @@ class OpenAIChatCodec:
                     "id": event.id,
                     "name": event.name,
                     "parts": [],
+                    "start": i,
                 }
                 calls[event.index] = call
                 if "whole_call_one_chunk" not in quirks:
@@ -124,7 +125,9 @@ class OpenAIChatCodec:
                 and event.index in calls
                 and "whole_call_one_chunk" in quirks
             ):
-                pending_whole.append((i, calls[event.index]))
+                # the whole call goes out when it ends but belongs to its start: a driver only
+                # learns that it is complete from the chunk after it
+                pending_whole.append((calls[event.index]["start"], calls[event.index]))
                 flush_whole()
             elif isinstance(event, dv.MessageDelta):
                 finish = _FINISH[event.stop_reason]

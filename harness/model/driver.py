@@ -267,7 +267,11 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         elif isinstance(event, MessageStop):
             stops.append(i)
             if reason != "tool_use":
-                final_stop, final_reason = i, reason
+                called = any(call.cycle == cycle for call in calls)
+                # a final stop with tool calls in its message (REAL_BUGS row 11): the tools
+                # still have to run, so the turn ends for tool use
+                final_stop = i
+                final_reason = "tool_use" if called and reason != "max_tokens" else reason
                 break
             cycle += 1
     else:  # the stream ends while the turn goes on: a driver reads all of it

@@ -46,7 +46,7 @@ class DriverCheck:
     def chunk_of(self, event_index: int) -> int:
         """The first chunk that carries (or follows) the given event."""
         for n, chunk in enumerate(self.run.chunks):
-            if chunk.origin >= event_index:
+            if chunk.origin >= event_index and chunk.carries:
                 return n
         return len(self.run.chunks)
 
@@ -205,34 +205,46 @@ def no_duplicates(c: DriverCheck) -> Iterator[Violation]:
     "order",
     layer="driver",
     source=SEED_003,
-    statement="Text and tool calls keep their relative order.",
+    statement="Text and tool calls keep their relative order, and all the text comes out.",
 )
 def order(c: DriverCheck) -> Iterator[Violation]:
-    if c.run.cancel_after is not None:
+    if c.run.cancel_after is not None or c.run.raised:
         return
     wanted: list[tuple[int, str]] = [(start, "text") for start, text in c.facts.texts if text]
     wanted += [(call.start, f"call {call.id}") for call in c.facts.calls]
     wanted.sort()
-    seen: list[str] = []
-    for output, _ in c.run.outputs:
-        item = (
-            "text"
-            if isinstance(output, TextOut) and output.text
-            else (f"call {output.id}" if isinstance(output, ToolCallOut) else None)
-        )
-        if item and not (item == "text" and seen and seen[-1] == "text"):
-            seen.append(item)
-    merged = [
-        k
-        for n, (_, k) in enumerate(wanted)
-        if not (k == "text" and n and wanted[n - 1][1] == "text")
-    ]
-    if seen != merged and sorted(seen) == sorted(merged):
+    expected = _runs([kind for _, kind in wanted])
+    seen = _runs(
+        [
+            "text" if isinstance(o, TextOut) else f"call {o.id}"
+            for o, _ in c.run.outputs
+            if (isinstance(o, TextOut) and o.text) or isinstance(o, ToolCallOut)
+        ]
+    )
+    if seen != expected:
         yield Violation(
             "order",
             c.facts.final_stop,
-            f"the outputs come in the order {seen}; the stream has {merged}",
+            f"the outputs come in the order {seen}; the stream has {expected}",
         )
+        return
+    text = "".join(o.text for o, _ in c.run.outputs if isinstance(o, TextOut))
+    whole = "".join(t for _, t in c.facts.texts)
+    if text != whole:
+        yield Violation(
+            "order",
+            c.facts.final_stop,
+            f"the text that came out reads {text[:60]!r}; the stream's text is {whole[:60]!r}",
+        )
+
+
+def _runs(kinds: Sequence[str]) -> list[str]:
+    """The sequence with consecutive texts counted once."""
+    out: list[str] = []
+    for kind in kinds:
+        if not (kind == "text" and out and out[-1] == "text"):
+            out.append(kind)
+    return out
 
 
 @rule(
@@ -289,6 +301,8 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Violation]:
         return
     ends = [n for n, chunk in enumerate(run.chunks) if chunk.origin == facts.final_stop]
     first, last = (ends[0] + 1, ends[-1] + 1) if ends else (len(run.chunks), len(run.chunks))
+    # a dialect that ends the turn by ending the body (no [DONE]): finding the end is reading it
+    body_end_ends_turn = not ends
     if run.reads < first:
         yield Violation(
             "turn-lifetime",
@@ -296,7 +310,7 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Violation]:
             f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
             f"the turn ends only at event {facts.final_stop} (chunk {first})",
         )
-    elif run.overread or run.reads > last:
+    elif run.reads > last or (run.overread and not body_end_ends_turn):
         yield Violation(
             "turn-lifetime",
             facts.final_stop,

@@ -822,18 +822,21 @@ class _Parser:
         m = self.fields(f.raw("match"), "'match'", f.line_of("match"))
         if not f.has("match"):
             f.fail(f.line, f"{f.where} needs a 'match' saying which events it applies to")
-        m.check_keys(("type", "session", "id"))
+        m.check_keys(("type", "session", "id", "index"))
         kind = m.str("type", "")
-        if kind and kind not in ev.EVENT_TYPES:
+        known_types = dv.TURN_EVENT_TYPES if self.handlers is not _STEP_HANDLERS else ev.EVENT_TYPES
+        if kind and kind not in known_types:
             m.fail(m.line_of("type"), f"unknown event type {kind!r} in 'match'")
         session_id = m.optional_str("session")
         wanted = m.optional_str("id")
+        index = m.int("index", minimum=0) if m.has("index") else None
         hits = [
             j
             for j, e in enumerate(trace)
             if (not kind or e.kind == kind)
-            and (session_id is None or e.session_id == session_id)
+            and (session_id is None or getattr(e, "session_id", None) == session_id)
             and (wanted is None or wanted in _ids(e))
+            and (index is None or getattr(e, "index", None) == index)
         ]
         if not hits:
             f.fail(f.line_of("match"), f"{f.where} matches no event of the trace")

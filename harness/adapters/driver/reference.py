@@ -81,7 +81,9 @@ class AnthropicDriver:
                 for index in sorted(blocks):  # cut short (max_tokens): the calls end here
                     yield from self.finish(blocks[index])
             elif kind == "message_stop" and stop_reason != "tool_use":
-                yield TurnEnd(stop_reason)
+                called = any(b["type"] in ("tool_use", "server_tool_use") for b in blocks.values())
+                # 'end_turn' with tool calls in the message: the tools still have to run
+                yield TurnEnd("tool_use" if called and stop_reason != "max_tokens" else stop_reason)
                 return
             # ping, an SDK's assembled 'assistant' copy, anything else: nothing to emit
 
@@ -136,6 +138,7 @@ class OpenAIChatDriver:
                     continue
                 delta = choice.get("delta") or {}
                 if delta.get("content"):
+                    yield from self.complete()  # the model moved on to text: the call is done
                     yield TextOut(delta["content"])
                 for call in delta.get("tool_calls") or ():
                     yield from self.call_delta(call)

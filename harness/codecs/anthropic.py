@@ -66,8 +66,8 @@ class AnthropicCodec:
                     out.append(_sse("message_start", payload, i, quirks))
             elif isinstance(event, dv.BlockStart):
                 block: dict[str, Any]
-                if event.block == "tool_use":
-                    block = {"type": "tool_use", "id": event.id, "name": event.name, "input": {}}
+                if event.block in ("tool_use", "server_tool_use"):
+                    block = {"type": event.block, "id": event.id, "name": event.name, "input": {}}
                     blocks[event.index] = {**block, "partial": []}
                 elif event.block == "thinking":
                     block = {"type": "thinking", "thinking": ""}
@@ -98,9 +98,9 @@ class AnthropicCodec:
             elif isinstance(event, dv.BlockStop):
                 payload = {"type": "content_block_stop", "index": event.index}
                 out.append(_sse("content_block_stop", payload, i, quirks))
-                if (
-                    "duplicate_block_stop" in quirks
-                    and blocks.get(event.index, {}).get("type") == "tool_use"
+                if "duplicate_block_stop" in quirks and blocks.get(event.index, {}).get("type") in (
+                    "tool_use",
+                    "server_tool_use",
                 ):
                     out.append(_sse("content_block_stop", payload, i, quirks))
             elif isinstance(event, dv.MessageDelta):
@@ -123,70 +123,102 @@ class AnthropicCodec:
     def decode(self, body: str, *, source: str) -> tuple[dv.TurnEvent, ...]:
         """The canonical turn of a recorded stream. Pings are kept; ``signature_delta`` and
         ``citations_delta`` carry nothing the canonical turn has and are skipped; an ``error``
-        event or an unknown event type is a ``WireError`` at its line."""
+        event, an unknown event type or an event of the wrong shape is a ``WireError`` at its
+        line."""
         out: list[dv.TurnEvent] = []
         for event in parse_sse(body, source=source):
             data = json_data(event)
-            if not isinstance(data, dict):
-                raise WireError(source, event.line, f"expected a JSON object, got {data!r}")
-            kind = data.get("type")
-            line = event.line
-            if kind == "message_start":
-                out.append(
-                    dv.MessageStart(message_id=str(data["message"].get("id", "")), line=line)
-                )
-            elif kind == "content_block_start":
-                block = data["content_block"]
-                block_type = block.get("type")
-                if block_type in ("tool_use", "server_tool_use"):
-                    out.append(
-                        dv.BlockStart(
-                            index=data["index"],
-                            block="tool_use",
-                            id=block.get("id", ""),
-                            name=block.get("name", ""),
-                            line=line,
-                        )
-                    )
-                elif block_type in ("thinking", "redacted_thinking"):
-                    out.append(dv.BlockStart(index=data["index"], block="thinking", line=line))
-                elif block_type == "text":
-                    out.append(dv.BlockStart(index=data["index"], block="text", line=line))
-                    if block.get("text"):
-                        out.append(dv.TextDelta(index=data["index"], text=block["text"], line=line))
-                else:  # e.g. a server tool's result: read as an empty text block
-                    out.append(dv.BlockStart(index=data["index"], block="text", line=line))
-            elif kind == "content_block_delta":
-                delta, index = data["delta"], data["index"]
-                delta_type = delta.get("type")
-                if delta_type == "text_delta":
-                    out.append(dv.TextDelta(index=index, text=delta["text"], line=line))
-                elif delta_type == "thinking_delta":
-                    out.append(dv.ThinkingDelta(index=index, text=delta["thinking"], line=line))
-                elif delta_type == "input_json_delta":
-                    out.append(
-                        dv.ArgumentsDelta(index=index, fragment=delta["partial_json"], line=line)
-                    )
-                elif delta_type not in ("signature_delta", "citations_delta"):
-                    raise WireError(
-                        source, line, f"unknown content_block_delta type {delta_type!r}"
-                    )
-            elif kind == "content_block_stop":
-                out.append(dv.BlockStop(index=data["index"], line=line))
-            elif kind == "message_delta":
-                reason = data.get("delta", {}).get("stop_reason") or "end_turn"
-                out.append(dv.MessageDelta(stop_reason=dv.stop_reason(reason), line=line))
-            elif kind == "message_stop":
-                out.append(dv.MessageStop(line=line))
-            elif kind == "ping":
-                out.append(dv.Ping(line=line))
-            elif kind == "assistant":
-                pass  # an SDK's assembled copy of the message just streamed: not part of the stream
-            elif kind == "error":
-                raise WireError(source, line, f"the stream reports an error: {data.get('error')}")
-            else:
-                raise WireError(source, line, f"unknown event type {kind!r}")
+            try:
+                out.extend(_read_event(data, event.line, source))
+            except (KeyError, TypeError, AttributeError) as exc:
+                raise WireError(
+                    source,
+                    event.line,
+                    f"this event does not have the Messages streaming shape ({type(exc).__name__}: {exc})",
+                ) from None
         return tuple(out)
+
+
+def _need(value: Any, kind: type, what: str, source: str, line: int) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise WireError(source, line, f"{what} should be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _read_event(data: Any, line: int, source: str) -> list[dv.TurnEvent]:
+    _need(data, dict, "an event's data", source, line)
+    kind = data.get("type")
+    if kind == "message_start":
+        message = _need(data["message"], dict, "message", source, line)
+        return [dv.MessageStart(message_id=str(message.get("id", "")), line=line)]
+    if kind == "content_block_start":
+        block = _need(data["content_block"], dict, "content_block", source, line)
+        index = _need(data["index"], int, "index", source, line)
+        block_type = block.get("type")
+        if block_type in ("tool_use", "server_tool_use"):
+            return [
+                dv.BlockStart(
+                    index=index,
+                    block=block_type,
+                    id=_need(block.get("id", ""), str, "id", source, line),
+                    name=_need(block.get("name", ""), str, "name", source, line),
+                    line=line,
+                )
+            ]
+        if block_type in ("thinking", "redacted_thinking"):
+            return [dv.BlockStart(index=index, block="thinking", line=line)]
+        out: list[dv.TurnEvent] = [dv.BlockStart(index=index, block="text", line=line)]
+        if block_type == "text" and block.get("text"):
+            out.append(
+                dv.TextDelta(
+                    index=index, text=_need(block["text"], str, "text", source, line), line=line
+                )
+            )
+        return out  # anything else (a server tool's result) reads as an empty text block
+    if kind == "content_block_delta":
+        delta = _need(data["delta"], dict, "delta", source, line)
+        index = _need(data["index"], int, "index", source, line)
+        delta_type = delta.get("type")
+        if delta_type == "text_delta":
+            return [
+                dv.TextDelta(
+                    index=index, text=_need(delta["text"], str, "text", source, line), line=line
+                )
+            ]
+        if delta_type == "thinking_delta":
+            return [
+                dv.ThinkingDelta(
+                    index=index,
+                    text=_need(delta["thinking"], str, "thinking", source, line),
+                    line=line,
+                )
+            ]
+        if delta_type == "input_json_delta":
+            fragment = _need(delta["partial_json"], str, "partial_json", source, line)
+            return [dv.ArgumentsDelta(index=index, fragment=fragment, line=line)]
+        if delta_type in ("signature_delta", "citations_delta"):
+            return []
+        raise WireError(source, line, f"unknown content_block_delta type {delta_type!r}")
+    if kind == "content_block_stop":
+        return [dv.BlockStop(index=_need(data["index"], int, "index", source, line), line=line)]
+    if kind == "message_delta":
+        delta = _need(data["delta"], dict, "delta", source, line)
+        reason = delta.get("stop_reason") or "end_turn"
+        return [
+            dv.MessageDelta(
+                stop_reason=dv.stop_reason(_need(reason, str, "stop_reason", source, line)),
+                line=line,
+            )
+        ]
+    if kind == "message_stop":
+        return [dv.MessageStop(line=line)]
+    if kind == "ping":
+        return [dv.Ping(line=line)]
+    if kind == "assistant":
+        return []  # an SDK's assembled copy of the message just streamed: not part of the stream
+    if kind == "error":
+        raise WireError(source, line, f"the stream reports an error: {data.get('error')}")
+    raise WireError(source, line, f"unknown event type {kind!r}")
 
 
 def _assembled(message_id: str, blocks: dict[int, dict[str, Any]]) -> dict[str, Any]:
@@ -194,13 +226,18 @@ def _assembled(message_id: str, blocks: dict[int, dict[str, Any]]) -> dict[str, 
     for index in sorted(blocks):
         block = blocks[index]
         text = "".join(block["partial"])
-        if block["type"] == "tool_use":
+        if block["type"] in ("tool_use", "server_tool_use"):
             try:
                 arguments = json.loads(text) if text else {}
             except ValueError:
                 arguments = {}
             content.append(
-                {"type": "tool_use", "id": block["id"], "name": block["name"], "input": arguments}
+                {
+                    "type": block["type"],
+                    "id": block["id"],
+                    "name": block["name"],
+                    "input": arguments,
+                }
             )
         elif block["type"] == "thinking":
             content.append({"type": "thinking", "thinking": text})

@@ -3,6 +3,7 @@ ended by ``data: [DONE]``. One response is one message cycle; tool calls stream 
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -62,6 +63,13 @@ class OpenAIChatCodec:
             return "a Chat Completions stream carries one message cycle; this turn has several"
         if any(isinstance(e, dv.Ping) for e in turn):
             return "Chat Completions streams have no ping events"
+        kinds = [e.block for e in turn if isinstance(e, dv.BlockStart)]
+        if any(a == b != "tool_use" for a, b in itertools.pairwise(kinds)):
+            return "two text (or thinking) blocks in a row read as one in Chat Completions"
+        if "server_tool_use" in kinds:
+            return "Chat Completions has no server-side tools"
+        if any(isinstance(e, dv.ArgumentsDelta) and not e.fragment for e in turn):
+            return "an empty argument fragment leaves no trace in Chat Completions"
         return None
 
     def encode(
@@ -178,99 +186,129 @@ class OpenAIChatCodec:
     def decode(self, body: str, *, source: str, choice: int = 0) -> tuple[dv.TurnEvent, ...]:
         """The canonical turn of a recorded stream (one choice of ``n``). Chunks with empty
         ``choices`` (usage) are skipped; a stream without ``[DONE]`` ends its message anyway;
-        a call delta without ``index`` continues the last call unless it carries a new id."""
-        out: list[dv.TurnEvent] = []
-        started = stopped = False
-        text_index: int | None = None
-        thinking_index: int | None = None
-        by_key: dict[Any, int] = {}  # the stream's call key -> block index
-        open_blocks: list[int] = []
-        next_index = 0
-        last_line = 1
-
-        def new_block(kind: dv.BlockKind, line: int, **extra: str) -> int:
-            nonlocal next_index
-            index = next_index
-            next_index += 1
-            out.append(dv.BlockStart(index=index, block=kind, line=line, **extra))
-            open_blocks.append(index)
-            return index
-
-        def close_blocks(line: int) -> None:
-            nonlocal text_index, thinking_index
-            for index in open_blocks:
-                out.append(dv.BlockStop(index=index, line=line))
-            open_blocks.clear()
-            text_index = thinking_index = None
-
+        a call delta without ``index`` continues the last call unless it carries a new id.
+        A chunk of the wrong shape is a ``WireError`` at its line."""
+        reader = _Reader(source, choice)
         for event in parse_sse(body, source=source):
-            line = last_line = event.line
             data = json_data(event)
-            if data is DONE:
-                close_blocks(line)
-                out.append(dv.MessageStop(line=line))
-                stopped = True
-                break
-            if not isinstance(data, dict):
+            try:
+                if reader.chunk(data, event.line):
+                    break
+            except (KeyError, TypeError, AttributeError) as exc:
                 raise WireError(
-                    source, line, f"expected a chat.completion.chunk object, got {data!r}"
+                    source,
+                    event.line,
+                    f"this chunk does not have the chat.completion.chunk shape ({type(exc).__name__}: {exc})",
+                ) from None
+        return reader.finish()
+
+
+def _need(value: Any, kind: type, what: str, source: str, line: int) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise WireError(source, line, f"{what} should be {kind.__name__}, got {value!r}")
+    return value
+
+
+class _Reader:
+    """Chat Completions chunks to canonical events, one chunk at a time."""
+
+    def __init__(self, source: str, choice: int) -> None:
+        self.source, self.choice = source, choice
+        self.out: list[dv.TurnEvent] = []
+        self.started = self.stopped = False
+        self.text_index: int | None = None
+        self.thinking_index: int | None = None
+        self.by_key: dict[Any, int] = {}  # the stream's call key -> block index
+        self.ids: dict[int, str] = {}  # block index -> call id
+        self.open_blocks: list[int] = []
+        self.next_index = 0
+        self.last_line = 1
+
+    def new_block(self, kind: dv.BlockKind, line: int, **extra: str) -> int:
+        index = self.next_index
+        self.next_index += 1
+        self.out.append(dv.BlockStart(index=index, block=kind, line=line, **extra))
+        self.open_blocks.append(index)
+        return index
+
+    def close_blocks(self, line: int) -> None:
+        for index in self.open_blocks:
+            self.out.append(dv.BlockStop(index=index, line=line))
+        self.open_blocks.clear()
+        self.text_index = self.thinking_index = None
+
+    def chunk(self, data: Any, line: int) -> bool:
+        """Read one chunk; True at [DONE]."""
+        source = self.source
+        self.last_line = line
+        if data is DONE:
+            self.close_blocks(line)
+            self.out.append(dv.MessageStop(line=line))
+            self.stopped = True
+            return True
+        _need(data, dict, "a chunk", source, line)
+        if "error" in data:
+            raise WireError(source, line, f"the stream reports an error: {data['error']}")
+        if not self.started:
+            self.out.append(dv.MessageStart(message_id=str(data.get("id", "")), line=line))
+            self.started = True
+        for entry in _need(data.get("choices") or [], list, "choices", source, line):
+            _need(entry, dict, "a choice", source, line)
+            if entry.get("index", 0) != self.choice:
+                continue
+            delta = _need(entry.get("delta") or {}, dict, "delta", source, line)
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if reasoning:
+                _need(reasoning, str, "reasoning_content", source, line)
+                if self.thinking_index is None:
+                    self.close_blocks(line)
+                    self.thinking_index = self.new_block("thinking", line)
+                self.out.append(
+                    dv.ThinkingDelta(index=self.thinking_index, text=reasoning, line=line)
                 )
-            if "error" in data:
-                raise WireError(source, line, f"the stream reports an error: {data['error']}")
-            if not started:
-                out.append(dv.MessageStart(message_id=str(data.get("id", "")), line=line))
-                started = True
-            for entry in data.get("choices") or ():
-                if entry.get("index", 0) != choice:
-                    continue
-                delta = entry.get("delta") or {}
-                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-                if reasoning:
-                    if thinking_index is None:
-                        thinking_index = new_block("thinking", line)
-                    out.append(dv.ThinkingDelta(index=thinking_index, text=reasoning, line=line))
-                if delta.get("content"):
-                    if text_index is None:
-                        text_index = new_block("text", line)
-                    out.append(dv.TextDelta(index=text_index, text=delta["content"], line=line))
-                for call in delta.get("tool_calls") or ():
-                    function = call.get("function") or {}
-                    key = call.get("index", "last")
-                    known = (
-                        by_key.get(key)
-                        if key != "last"
-                        else (open_blocks[-1] if open_blocks else None)
-                    )
-                    starts = known is None or (
-                        call.get("id") and function.get("name") and call.get("type") == "function"
-                    )
-                    if starts:
-                        close_blocks(line)
-                        known = new_block(
-                            "tool_use",
-                            line,
-                            id=call.get("id") or "",
-                            name=function.get("name") or "",
-                        )
-                        by_key[key] = known
-                    assert known is not None
-                    if function.get("arguments"):
-                        out.append(
-                            dv.ArgumentsDelta(
-                                index=known, fragment=function["arguments"], line=line
-                            )
-                        )
-                if entry.get("finish_reason"):
-                    close_blocks(line)
-                    out.append(
-                        dv.MessageDelta(
-                            stop_reason=dv.stop_reason(
-                                _REASON.get(entry["finish_reason"], "end_turn")
-                            ),
-                            line=line,
-                        )
-                    )
-        if started and not stopped:
-            close_blocks(last_line)
-            out.append(dv.MessageStop(line=last_line))
-        return tuple(out)
+            if delta.get("content"):
+                content = _need(delta["content"], str, "content", source, line)
+                if self.text_index is None:
+                    self.close_blocks(line)  # text after thinking or a call: they are done
+                    self.text_index = self.new_block("text", line)
+                self.out.append(dv.TextDelta(index=self.text_index, text=content, line=line))
+            for call in _need(delta.get("tool_calls") or [], list, "tool_calls", source, line):
+                self.call_delta(_need(call, dict, "a tool call delta", source, line), line)
+            if entry.get("finish_reason"):
+                self.close_blocks(line)
+                reason = _REASON.get(
+                    _need(entry["finish_reason"], str, "finish_reason", source, line), "end_turn"
+                )
+                self.out.append(dv.MessageDelta(stop_reason=dv.stop_reason(reason), line=line))
+        return False
+
+    def call_delta(self, call: dict[str, Any], line: int) -> None:
+        source = self.source
+        function = _need(call.get("function") or {}, dict, "function", source, line)
+        key = call.get("index", "last")
+        if key != "last":
+            _need(key, int, "a tool call's index", source, line)
+            known = self.by_key.get(key)
+        else:
+            known = self.open_blocks[-1] if self.open_blocks else None
+        call_id = call.get("id") or ""
+        begins = bool(call_id and function.get("name") and call.get("type") == "function")
+        # a new call: an unknown key, or a full call header with another id at a used key
+        if known is None or (begins and self.ids.get(known) != call_id):
+            self.close_blocks(line)
+            name = _need(function.get("name") or "", str, "a function name", source, line)
+            known = self.new_block(
+                "tool_use", line, id=_need(call_id, str, "a call id", source, line), name=name
+            )
+            self.by_key[key] = known
+            self.ids[known] = call_id
+        arguments = function.get("arguments")
+        if arguments:
+            fragment = _need(arguments, str, "function arguments", source, line)
+            self.out.append(dv.ArgumentsDelta(index=known, fragment=fragment, line=line))
+
+    def finish(self) -> tuple[dv.TurnEvent, ...]:
+        if self.started and not self.stopped:
+            self.close_blocks(self.last_line)
+            self.out.append(dv.MessageStop(line=self.last_line))
+        return tuple(self.out)

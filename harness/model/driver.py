@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-BlockKind = Literal["text", "thinking", "tool_use"]
+#: server_tool_use: a tool the provider ran itself (web search): shown, never run by the client
+BlockKind = Literal["text", "thinking", "tool_use", "server_tool_use"]
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence"]
 STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence")
 
@@ -190,6 +191,8 @@ class ExpectedCall:
     #: trace positions: the block's start, and the event after which the call is complete
     start: int
     complete: int
+    #: run by the provider itself: it does not make the turn wait for tool results
+    server: bool = False
 
     @property
     def valid(self) -> bool:
@@ -229,7 +232,14 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         call = open_calls.pop(index)
         calls.append(
             ExpectedCall(
-                cycle, index, call["id"], call["name"], "".join(call["parts"]), call["start"], at
+                cycle,
+                index,
+                call["id"],
+                call["name"],
+                "".join(call["parts"]),
+                call["start"],
+                at,
+                call["server"],
             )
         )
 
@@ -238,12 +248,13 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
             open_calls.clear()
             open_text.clear()
         elif isinstance(event, BlockStart):
-            if event.block == "tool_use":
+            if event.block in ("tool_use", "server_tool_use"):
                 open_calls[event.index] = {
                     "id": event.id,
                     "name": event.name,
                     "parts": [],
                     "start": i,
+                    "server": event.block == "server_tool_use",
                 }
             elif event.block == "text":
                 open_text[event.index] = [i, []]
@@ -267,7 +278,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         elif isinstance(event, MessageStop):
             stops.append(i)
             if reason != "tool_use":
-                called = any(call.cycle == cycle for call in calls)
+                called = any(call.cycle == cycle and not call.server for call in calls)
                 # a final stop with tool calls in its message (REAL_BUGS row 11): the tools
                 # still have to run, so the turn ends for tool use
                 final_stop = i

@@ -27,6 +27,8 @@ class Progress:
     def describe(self) -> str:
         if self.phase == "feed":
             return f"feed() was handling event {self.index}"
+        if self.phase == "drive":
+            return f"drive() had read {self.index} chunks and neither yielded nor asked for more"
         where = f" after event {self.index}" if self.index >= 0 else ""
         return f"{self.phase}{where}"
 

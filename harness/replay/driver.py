@@ -125,7 +125,7 @@ class DriverReplay:
         cancel_at = self.scenario.cancel_after_reads
         drive = adapter.drive
         outputs: list[tuple[DriverOutput, int]] = []
-        progress.phase = "feed"
+        progress.phase = "drive"
         if inspect.isasyncgenfunction(drive):
             source: _Source = AsyncSource(chunks, progress, cancel_at)
             propagated, raised = self._run_async(drive, source, outputs, progress)

@@ -81,7 +81,7 @@ class AnthropicDriver:
                 for index in sorted(blocks):  # cut short (max_tokens): the calls end here
                     yield from self.finish(blocks[index])
             elif kind == "message_stop" and stop_reason != "tool_use":
-                called = any(b["type"] in ("tool_use", "server_tool_use") for b in blocks.values())
+                called = any(b["type"] == "tool_use" for b in blocks.values())  # not server tools
                 # 'end_turn' with tool calls in the message: the tools still have to run
                 yield TurnEnd("tool_use" if called and stop_reason != "max_tokens" else stop_reason)
                 return

@@ -11,6 +11,7 @@ from typing import Literal
 
 from harness._errors import UsageError
 from harness.adapters.driver.mutants import DRIVER_MUTANTS
+from harness.adapters.driver.openai_responses import OpenAIResponsesDriver
 from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
 from harness.adapters.history.mutants import HISTORY_MUTANTS
 from harness.adapters.history.reference import ReferenceHistoryStore
@@ -50,7 +51,7 @@ def _bundled() -> dict[str, AdapterInfo]:
     for name, (history_cls, bug) in HISTORY_MUTANTS.items():
         full = f"history-mutant-{name}"
         out[full] = AdapterInfo(full, "history", "mutant", history_cls, bug)
-    for driver in (AnthropicDriver, OpenAIChatDriver):
+    for driver in (AnthropicDriver, OpenAIChatDriver, OpenAIResponsesDriver):
         full = f"driver-{driver.dialect}-reference"
         out[full] = AdapterInfo(full, "driver", "reference", driver)
     for name, (driver_cls, bug) in DRIVER_MUTANTS.items():

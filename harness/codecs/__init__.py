@@ -43,8 +43,10 @@ class Codec(Protocol):
 def dialects() -> dict[str, Codec]:
     from harness.codecs.anthropic import AnthropicCodec
     from harness.codecs.openai_chat import OpenAIChatCodec
+    from harness.codecs.openai_responses import OpenAIResponsesCodec
 
-    return {codec.name: codec for codec in (AnthropicCodec(), OpenAIChatCodec())}
+    codecs: tuple[Codec, ...] = (AnthropicCodec(), OpenAIChatCodec(), OpenAIResponsesCodec())
+    return {codec.name: codec for codec in codecs}
 
 
 __all__ = ["Codec", "WireChunk", "dialects"]

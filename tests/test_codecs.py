@@ -66,6 +66,8 @@ class Limits:
     nonempty_deltas: bool = False
     #: at most one text or thinking block, and only before the tool calls
     lead_block_then_tools: bool = False
+    #: a call's arguments arrive whole, as one fragment (Gemini without streamed arguments)
+    whole_arguments: bool = False
 
 
 # Only where necessary, and why:
@@ -85,6 +87,8 @@ class Limits:
 # Any other dialect, present or added later, gets the full normal form.
 LIMITS: dict[str, Limits] = {
     "openai-chat": Limits(nonempty_deltas=True, lead_block_then_tools=True),
+    "gemini-sse": Limits(nonempty_deltas=True, whole_arguments=True),
+    "gemini-json-array": Limits(nonempty_deltas=True, whole_arguments=True),
 }
 
 
@@ -116,7 +120,7 @@ def _block_kinds(draw: st.DrawFn, limits: Limits) -> list[str]:
 def turns(draw: st.DrawFn, dialect: str, distinct_ids: bool = False) -> tuple[dv.TurnEvent, ...]:
     """A canonical turn in normal form: 1-3 message cycles; in each, blocks 0..n-1 in order, each
     with 1-5 deltas and its BlockStop right after the last; tool_use stops every cycle but the
-    last, which ends with end_turn or max_tokens.
+    last, which ends with end_turn (tool_use when it made calls) or max_tokens.
 
     ``distinct_ids``: every call has its own non-empty id and a non-empty name, for wires where
     nothing else tells calls apart."""
@@ -126,6 +130,7 @@ def turns(draw: st.DrawFn, dialect: str, distinct_ids: bool = False) -> tuple[dv
     cycles = draw(st.integers(1, 3))
     out: list[dv.TurnEvent] = []
     for cycle in range(cycles):
+        cycle_start = len(out)
         out.append(dv.MessageStart(message_id=draw(_short)))
         for index, kind in enumerate(draw(_block_kinds(limits))):
             if kind == "tool_use":
@@ -135,7 +140,12 @@ def turns(draw: st.DrawFn, dialect: str, distinct_ids: bool = False) -> tuple[dv
                     call_number += 1
                 out.append(dv.BlockStart(index=index, block="tool_use", id=call_id, name=name))
                 text = json.dumps(draw(_arguments))
-                for fragment in draw(_fragments(text, limits.nonempty_deltas)):
+                fragments = (
+                    [text]
+                    if limits.whole_arguments
+                    else draw(_fragments(text, limits.nonempty_deltas))
+                )
+                for fragment in fragments:
                     out.append(dv.ArgumentsDelta(index=index, fragment=fragment))
             else:
                 out.append(dv.BlockStart(index=index, block=kind))  # type: ignore[arg-type]
@@ -145,6 +155,11 @@ def turns(draw: st.DrawFn, dialect: str, distinct_ids: bool = False) -> tuple[dv
             out.append(dv.BlockStop(index=index))
         last = cycle == cycles - 1
         reason = draw(st.sampled_from(["end_turn", "max_tokens"])) if last else "tool_use"
+        called = any(
+            isinstance(e, dv.BlockStart) and e.block == "tool_use" for e in out[cycle_start:]
+        )
+        if reason == "end_turn" and called:
+            reason = "tool_use"  # the canonical form: a final message with calls waits for them
         out += [dv.MessageDelta(stop_reason=reason), dv.MessageStop()]
     return tuple(out)
 

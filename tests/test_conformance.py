@@ -12,8 +12,8 @@ import pytest
 
 from conftest import LIBRARY
 from harness.adapters.registry import BUNDLED
-from harness.codecs import dialects
 from harness.replay import ScenarioResult, replay
+from harness.replay.driver import DriverReplay
 from harness.rules import RULES
 from harness.scenario import load_all
 
@@ -77,16 +77,13 @@ def test_the_library_loads_and_is_large_enough():
 
 
 def applies(adapter, scenario) -> bool:
-    """Same layer, and for a driver, a dialect that can carry the scenario's turn."""
+    """Same layer, and for a driver, a dialect the replayer will run the scenario in."""
     if scenario.layer != adapter.layer:
         return False
-    if adapter.layer != "driver":
-        return True
-    dialect = adapter.factory.dialect
-    codec = dialects()[dialect]
-    return (not scenario.dialects or dialect in scenario.dialects) and codec.can_express(
-        scenario.turn
-    ) is None
+    return (
+        adapter.layer != "driver"
+        or DriverReplay(scenario, []).skip_reason(adapter.factory()) is None
+    )
 
 
 @pytest.mark.parametrize(

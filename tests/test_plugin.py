@@ -26,8 +26,11 @@ def failing_ids(adapter: str) -> set[str]:
 
 
 @pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """An empty project with a tiny adapter module of its own."""
+    # runs in this process: it must not think it is a worker of this suite's own xdist run
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
     pytester.makepyfile(
         myadapters=dedent(
             """\

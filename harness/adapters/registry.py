@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from harness._errors import UsageError
+from harness.adapters.driver.gemini import GeminiDriver, GeminiJSONArrayDriver
 from harness.adapters.driver.mutants import DRIVER_MUTANTS
 from harness.adapters.driver.openai_responses import OpenAIResponsesDriver
 from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
@@ -51,7 +52,14 @@ def _bundled() -> dict[str, AdapterInfo]:
     for name, (history_cls, bug) in HISTORY_MUTANTS.items():
         full = f"history-mutant-{name}"
         out[full] = AdapterInfo(full, "history", "mutant", history_cls, bug)
-    for driver in (AnthropicDriver, OpenAIChatDriver, OpenAIResponsesDriver):
+    drivers = (
+        AnthropicDriver,
+        OpenAIChatDriver,
+        OpenAIResponsesDriver,
+        GeminiDriver,
+        GeminiJSONArrayDriver,
+    )
+    for driver in drivers:
         full = f"driver-{driver.dialect}-reference"
         out[full] = AdapterInfo(full, "driver", "reference", driver)
     for name, (driver_cls, bug) in DRIVER_MUTANTS.items():

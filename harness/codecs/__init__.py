@@ -36,16 +36,23 @@ class Codec(Protocol):
 
     def decode(self, body: str, *, source: str) -> tuple[TurnEvent, ...]: ...
 
-    def can_express(self, turn: Sequence[TurnEvent]) -> str | None:
-        """None, or why this dialect cannot carry the turn."""
+    def can_express(self, turn: Sequence[TurnEvent], quirks: Iterable[str] = ()) -> str | None:
+        """None, or why this dialect cannot carry the turn (with these quirks)."""
 
 
 def dialects() -> dict[str, Codec]:
     from harness.codecs.anthropic import AnthropicCodec
+    from harness.codecs.gemini import GeminiArrayCodec, GeminiSSECodec
     from harness.codecs.openai_chat import OpenAIChatCodec
     from harness.codecs.openai_responses import OpenAIResponsesCodec
 
-    codecs: tuple[Codec, ...] = (AnthropicCodec(), OpenAIChatCodec(), OpenAIResponsesCodec())
+    codecs: tuple[Codec, ...] = (
+        AnthropicCodec(),
+        OpenAIChatCodec(),
+        OpenAIResponsesCodec(),
+        GeminiSSECodec(),
+        GeminiArrayCodec(),
+    )
     return {codec.name: codec for codec in codecs}
 
 

@@ -34,7 +34,7 @@ class AnthropicCodec:
     name = "anthropic"
     quirks = QUIRKS
 
-    def can_express(self, turn: Sequence[dv.TurnEvent]) -> str | None:
+    def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
         return None
 
     def encode(

@@ -57,7 +57,7 @@ class OpenAIChatCodec:
     name = "openai-chat"
     quirks = QUIRKS
 
-    def can_express(self, turn: Sequence[dv.TurnEvent]) -> str | None:
+    def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
         cycles = sum(isinstance(e, dv.MessageStart) for e in turn)
         if cycles > 1:
             return "a Chat Completions stream carries one message cycle; this turn has several"

@@ -206,7 +206,7 @@ class OpenAIResponsesCodec:
     name = "openai-responses"
     quirks = QUIRKS
 
-    def can_express(self, turn: Sequence[dv.TurnEvent]) -> str | None:
+    def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
         if not turn or not isinstance(turn[0], dv.MessageStart):
             return "a Responses stream starts with response.created; this turn does not start a message"
         cycles = sum(isinstance(e, dv.MessageStart) for e in turn)

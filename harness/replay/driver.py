@@ -115,7 +115,16 @@ class DriverReplay:
             return f"the adapter names no known dialect (dialect={dialect!r}; known: {', '.join(codecs)})"
         if self.scenario.dialects and dialect not in self.scenario.dialects:
             return f"the scenario runs in {', '.join(self.scenario.dialects)}, not {dialect}"
-        return codecs[dialect].can_express(self.scenario.turn)
+        codec = codecs[dialect]
+        reason = codec.can_express(self.scenario.turn, self.scenario.quirks)
+        if reason is not None:
+            return reason
+        cancel = self.scenario.cancel_after_reads
+        if cancel is not None and not self.scenario.raw_wire:
+            chunks = len(codec.encode(self.scenario.turn, self.scenario.quirks))
+            if cancel >= chunks:
+                return f"the cancellation comes after read {cancel}, but the {dialect} stream has only {chunks} chunks"
+        return None
 
     def run(self, adapter: Any, progress: Progress) -> None:
         codec = dialects()[adapter.dialect]

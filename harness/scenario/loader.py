@@ -304,7 +304,7 @@ class _Parser:
                 )
         if wanted:
             for codec in chosen:
-                reason = codec.can_express(cast(list[dv.TurnEvent], turn))
+                reason = codec.can_express(cast(list[dv.TurnEvent], turn), quirks)
                 if reason:
                     top.note(top.line_of("dialects"), f"{codec.name}: {reason}")
         if top.has("expect"):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from harness._errors import UsageError
+from harness.adapters.driver.ag_ui import AGUIDriver
 from harness.adapters.driver.gemini import GeminiDriver, GeminiJSONArrayDriver
 from harness.adapters.driver.mutants import DRIVER_MUTANTS
 from harness.adapters.driver.openai_responses import OpenAIResponsesDriver
@@ -58,6 +59,7 @@ def _bundled() -> dict[str, AdapterInfo]:
         OpenAIResponsesDriver,
         GeminiDriver,
         GeminiJSONArrayDriver,
+        AGUIDriver,
     )
     for driver in drivers:
         full = f"driver-{driver.dialect}-reference"

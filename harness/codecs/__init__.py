@@ -41,6 +41,7 @@ class Codec(Protocol):
 
 
 def dialects() -> dict[str, Codec]:
+    from harness.codecs.ag_ui import AGUICodec
     from harness.codecs.anthropic import AnthropicCodec
     from harness.codecs.gemini import GeminiArrayCodec, GeminiSSECodec
     from harness.codecs.openai_chat import OpenAIChatCodec
@@ -52,6 +53,7 @@ def dialects() -> dict[str, Codec]:
         OpenAIResponsesCodec(),
         GeminiSSECodec(),
         GeminiArrayCodec(),
+        AGUICodec(),
     )
     return {codec.name: codec for codec in codecs}
 

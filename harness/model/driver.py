@@ -227,6 +227,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
     open_text: dict[int, list[Any]] = {}
     stops: list[int] = []
     cycle, reason, final_stop, final_reason = 0, "end_turn", len(events) - 1, "end_turn"
+    ended = True
 
     def close_call(index: int, at: int) -> None:
         call = open_calls.pop(index)
@@ -286,5 +287,10 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
                 break
             cycle += 1
     else:  # the stream ends while the turn goes on: a driver reads all of it
-        return TurnFacts(tuple(calls), tuple(texts), tuple(stops), final_stop, reason, ended=False)
-    return TurnFacts(tuple(calls), tuple(texts), tuple(stops), final_stop, final_reason)
+        ended = False
+        final_reason = reason
+    for index in sorted(open_text):  # a cut stream: its text still came out
+        start, parts = open_text.pop(index)
+        texts.append((start, "".join(parts)))
+    texts.sort()
+    return TurnFacts(tuple(calls), tuple(texts), tuple(stops), final_stop, final_reason, ended)

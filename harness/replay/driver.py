@@ -161,6 +161,7 @@ class DriverReplay:
             cancel_at,
             propagated,
             raised,
+            source.cancelled,
         )
         context = DriverCheck(run)
         for rule in self.rules:

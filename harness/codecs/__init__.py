@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness.model.driver import TurnEvent
 
@@ -40,6 +40,15 @@ class Codec(Protocol):
         """None, or why this dialect cannot carry the turn (with these quirks)."""
 
 
+def need(value: Any, kind: type, what: str, source: str, line: int) -> Any:
+    """``value`` if it is a ``kind`` (a bool is not an int), else a located ``WireError``."""
+    if not isinstance(value, kind) or isinstance(value, bool):
+        from harness.wire import WireError
+
+        raise WireError(source, line, f"{what} should be {kind.__name__}, got {value!r}")
+    return value
+
+
 def dialects() -> dict[str, Codec]:
     from harness.codecs.ag_ui import AGUICodec
     from harness.codecs.anthropic import AnthropicCodec
@@ -58,4 +67,4 @@ def dialects() -> dict[str, Codec]:
     return {codec.name: codec for codec in codecs}
 
 
-__all__ = ["Codec", "WireChunk", "dialects"]
+__all__ = ["Codec", "WireChunk", "dialects", "need"]

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness.codecs import WireChunk
+from harness.codecs import WireChunk, need
 from harness.model import driver as dv
 from harness.wire import WireError, json_data, parse_sse
 
@@ -139,29 +139,23 @@ class AnthropicCodec:
         return tuple(out)
 
 
-def _need(value: Any, kind: type, what: str, source: str, line: int) -> Any:
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise WireError(source, line, f"{what} should be {kind.__name__}, got {value!r}")
-    return value
-
-
 def _read_event(data: Any, line: int, source: str) -> list[dv.TurnEvent]:
-    _need(data, dict, "an event's data", source, line)
+    need(data, dict, "an event's data", source, line)
     kind = data.get("type")
     if kind == "message_start":
-        message = _need(data["message"], dict, "message", source, line)
+        message = need(data["message"], dict, "message", source, line)
         return [dv.MessageStart(message_id=str(message.get("id", "")), line=line)]
     if kind == "content_block_start":
-        block = _need(data["content_block"], dict, "content_block", source, line)
-        index = _need(data["index"], int, "index", source, line)
+        block = need(data["content_block"], dict, "content_block", source, line)
+        index = need(data["index"], int, "index", source, line)
         block_type = block.get("type")
         if block_type in ("tool_use", "server_tool_use"):
             return [
                 dv.BlockStart(
                     index=index,
                     block=block_type,
-                    id=_need(block.get("id", ""), str, "id", source, line),
-                    name=_need(block.get("name", ""), str, "name", source, line),
+                    id=need(block.get("id", ""), str, "id", source, line),
+                    name=need(block.get("name", ""), str, "name", source, line),
                     line=line,
                 )
             ]
@@ -171,42 +165,42 @@ def _read_event(data: Any, line: int, source: str) -> list[dv.TurnEvent]:
         if block_type == "text" and block.get("text"):
             out.append(
                 dv.TextDelta(
-                    index=index, text=_need(block["text"], str, "text", source, line), line=line
+                    index=index, text=need(block["text"], str, "text", source, line), line=line
                 )
             )
         return out  # anything else (a server tool's result) reads as an empty text block
     if kind == "content_block_delta":
-        delta = _need(data["delta"], dict, "delta", source, line)
-        index = _need(data["index"], int, "index", source, line)
+        delta = need(data["delta"], dict, "delta", source, line)
+        index = need(data["index"], int, "index", source, line)
         delta_type = delta.get("type")
         if delta_type == "text_delta":
             return [
                 dv.TextDelta(
-                    index=index, text=_need(delta["text"], str, "text", source, line), line=line
+                    index=index, text=need(delta["text"], str, "text", source, line), line=line
                 )
             ]
         if delta_type == "thinking_delta":
             return [
                 dv.ThinkingDelta(
                     index=index,
-                    text=_need(delta["thinking"], str, "thinking", source, line),
+                    text=need(delta["thinking"], str, "thinking", source, line),
                     line=line,
                 )
             ]
         if delta_type == "input_json_delta":
-            fragment = _need(delta["partial_json"], str, "partial_json", source, line)
+            fragment = need(delta["partial_json"], str, "partial_json", source, line)
             return [dv.ArgumentsDelta(index=index, fragment=fragment, line=line)]
         if delta_type in ("signature_delta", "citations_delta"):
             return []
         raise WireError(source, line, f"unknown content_block_delta type {delta_type!r}")
     if kind == "content_block_stop":
-        return [dv.BlockStop(index=_need(data["index"], int, "index", source, line), line=line)]
+        return [dv.BlockStop(index=need(data["index"], int, "index", source, line), line=line)]
     if kind == "message_delta":
-        delta = _need(data["delta"], dict, "delta", source, line)
+        delta = need(data["delta"], dict, "delta", source, line)
         reason = delta.get("stop_reason") or "end_turn"
         return [
             dv.MessageDelta(
-                stop_reason=dv.stop_reason(_need(reason, str, "stop_reason", source, line)),
+                stop_reason=dv.stop_reason(need(reason, str, "stop_reason", source, line)),
                 line=line,
             )
         ]

@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness.codecs import WireChunk
+from harness.codecs import WireChunk, need
 from harness.model import driver as dv
 from harness.wire import DONE, WireError, json_data, parse_sse
 
@@ -203,12 +203,6 @@ class OpenAIChatCodec:
         return reader.finish()
 
 
-def _need(value: Any, kind: type, what: str, source: str, line: int) -> Any:
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise WireError(source, line, f"{what} should be {kind.__name__}, got {value!r}")
-    return value
-
-
 class _Reader:
     """Chat Completions chunks to canonical events, one chunk at a time."""
 
@@ -246,20 +240,20 @@ class _Reader:
             self.out.append(dv.MessageStop(line=line))
             self.stopped = True
             return True
-        _need(data, dict, "a chunk", source, line)
+        need(data, dict, "a chunk", source, line)
         if "error" in data:
             raise WireError(source, line, f"the stream reports an error: {data['error']}")
         if not self.started:
             self.out.append(dv.MessageStart(message_id=str(data.get("id", "")), line=line))
             self.started = True
-        for entry in _need(data.get("choices") or [], list, "choices", source, line):
-            _need(entry, dict, "a choice", source, line)
+        for entry in need(data.get("choices") or [], list, "choices", source, line):
+            need(entry, dict, "a choice", source, line)
             if entry.get("index", 0) != self.choice:
                 continue
-            delta = _need(entry.get("delta") or {}, dict, "delta", source, line)
+            delta = need(entry.get("delta") or {}, dict, "delta", source, line)
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if reasoning:
-                _need(reasoning, str, "reasoning_content", source, line)
+                need(reasoning, str, "reasoning_content", source, line)
                 if self.thinking_index is None:
                     self.close_blocks(line)
                     self.thinking_index = self.new_block("thinking", line)
@@ -267,27 +261,27 @@ class _Reader:
                     dv.ThinkingDelta(index=self.thinking_index, text=reasoning, line=line)
                 )
             if delta.get("content"):
-                content = _need(delta["content"], str, "content", source, line)
+                content = need(delta["content"], str, "content", source, line)
                 if self.text_index is None:
                     self.close_blocks(line)  # text after thinking or a call: they are done
                     self.text_index = self.new_block("text", line)
                 self.out.append(dv.TextDelta(index=self.text_index, text=content, line=line))
-            for call in _need(delta.get("tool_calls") or [], list, "tool_calls", source, line):
-                self.call_delta(_need(call, dict, "a tool call delta", source, line), line)
+            for call in need(delta.get("tool_calls") or [], list, "tool_calls", source, line):
+                self.call_delta(need(call, dict, "a tool call delta", source, line), line)
             if entry.get("finish_reason"):
                 self.close_blocks(line)
                 reason = _REASON.get(
-                    _need(entry["finish_reason"], str, "finish_reason", source, line), "end_turn"
+                    need(entry["finish_reason"], str, "finish_reason", source, line), "end_turn"
                 )
                 self.out.append(dv.MessageDelta(stop_reason=dv.stop_reason(reason), line=line))
         return False
 
     def call_delta(self, call: dict[str, Any], line: int) -> None:
         source = self.source
-        function = _need(call.get("function") or {}, dict, "function", source, line)
+        function = need(call.get("function") or {}, dict, "function", source, line)
         key = call.get("index", "last")
         if key != "last":
-            _need(key, int, "a tool call's index", source, line)
+            need(key, int, "a tool call's index", source, line)
             known = self.by_key.get(key)
         else:
             known = self.open_blocks[-1] if self.open_blocks else None
@@ -296,15 +290,15 @@ class _Reader:
         # a new call: an unknown key, or a full call header with another id at a used key
         if known is None or (begins and self.ids.get(known) != call_id):
             self.close_blocks(line)
-            name = _need(function.get("name") or "", str, "a function name", source, line)
+            name = need(function.get("name") or "", str, "a function name", source, line)
             known = self.new_block(
-                "tool_use", line, id=_need(call_id, str, "a call id", source, line), name=name
+                "tool_use", line, id=need(call_id, str, "a call id", source, line), name=name
             )
             self.by_key[key] = known
             self.ids[known] = call_id
         arguments = function.get("arguments")
         if arguments:
-            fragment = _need(arguments, str, "function arguments", source, line)
+            fragment = need(arguments, str, "function arguments", source, line)
             self.out.append(dv.ArgumentsDelta(index=known, fragment=fragment, line=line))
 
     def finish(self) -> tuple[dv.TurnEvent, ...]:

@@ -81,7 +81,7 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _constr
 MAX_NODES = 2_000_000
 
 
-def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+def expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
     """How many values ``node`` stands for with every alias expanded (linear: memoised)."""
     known = sizes.get(id(node))
     if known is not None:
@@ -90,10 +90,10 @@ def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
     total = 1
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
-            total += _expanded_size(key, sizes) + _expanded_size(value, sizes)
+            total += expanded_size(key, sizes) + expanded_size(value, sizes)
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            total += _expanded_size(item, sizes)
+            total += expanded_size(item, sizes)
     sizes[id(node)] = total
     return total
 
@@ -105,7 +105,7 @@ def _load_documents(text: str, path: str) -> list[Any]:
         while loader.check_node():
             node = loader.get_node()
             assert node is not None  # check_node() said there is one
-            size = _expanded_size(node, {})
+            size = expanded_size(node, {})
             if size > MAX_NODES:
                 raise ScenarioError(
                     [

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from harness.scenario._yaml import expanded_size
 from harness.wire import WireError
 
 #: A cassette may not stand for more YAML values than this once its aliases are expanded.
@@ -123,7 +124,7 @@ def _load_yaml(text: str, source: str) -> tuple[yaml.Node, Any]:
         node = loader.get_single_node()
         if node is None:
             raise WireError(source, 1, "the file is empty; a vcrpy cassette is a YAML mapping")
-        size = _expanded_size(node, {})
+        size = expanded_size(node, {})
         if size > MAX_VALUES:
             raise WireError(
                 source,
@@ -157,23 +158,6 @@ def _load_yaml(text: str, source: str) -> tuple[yaml.Node, Any]:
 def _mark_line(exc: yaml.MarkedYAMLError) -> int:
     mark = exc.problem_mark or exc.context_mark
     return mark.line + 1 if mark else 1
-
-
-def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
-    """How many values ``node`` stands for with every alias expanded (memoised: linear)."""
-    known = sizes.get(id(node))
-    if known is not None:
-        return known
-    sizes[id(node)] = 1  # a recursive alias counts once instead of looping
-    total = 1
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            total += _expanded_size(key, sizes) + _expanded_size(value, sizes)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            total += _expanded_size(item, sizes)
-    sizes[id(node)] = total
-    return total
 
 
 # -- shape -----------------------------------------------------------------------------------------

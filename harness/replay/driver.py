@@ -85,14 +85,13 @@ class AsyncSource(_Source):
 
 def recorded_chunks(scenario: Scenario) -> tuple[WireChunk, ...]:
     """A recorded stream's events as they arrived, each tied to the last canonical event the
-    decoder read from it (by line)."""
+    decoder read from it (by line: the decoders keep the stream's order, so one walk does)."""
     out = []
+    turn, origin = scenario.turn, 0
     for text, line in scenario.raw_wire:
         last = line + len(_LINE_ENDS.findall(text.rstrip("\r\n")))  # its last non-blank line
-        origin = 0
-        for n, event in enumerate(scenario.turn):
-            if event.line <= last:
-                origin = n
+        while origin + 1 < len(turn) and turn[origin + 1].line <= last:
+            origin += 1
         out.append(WireChunk(text, origin))
     return tuple(out)
 
@@ -103,6 +102,7 @@ class DriverReplay:
         self.rules = list(rules)
         self.found: dict[tuple[str, int, str], Violation] = {}
         self.observation = None
+        self._chunks: tuple[WireChunk, ...] | None = None
 
     @property
     def violations(self) -> tuple[Violation, ...]:
@@ -120,17 +120,23 @@ class DriverReplay:
         if reason is not None:
             return reason
         cancel = self.scenario.cancel_after_reads
-        if cancel is not None and not self.scenario.raw_wire:
-            chunks = len(codec.encode(self.scenario.turn, self.scenario.quirks))
+        if cancel is not None:
+            chunks = len(self.chunks(codec))
             if cancel >= chunks:
                 return f"the cancellation comes after read {cancel}, but the {dialect} stream has only {chunks} chunks"
         return None
 
+    def chunks(self, codec: Any) -> tuple[WireChunk, ...]:
+        """What the driver is fed: the recorded stream, or the turn in the codec's dialect
+        (encoded once per replay)."""
+        if self._chunks is None:
+            scenario = self.scenario
+            self._chunks = recorded_chunks(scenario) or codec.encode(scenario.turn, scenario.quirks)
+        return self._chunks
+
     def run(self, adapter: Any, progress: Progress) -> None:
         codec = dialects()[adapter.dialect]
-        chunks = recorded_chunks(self.scenario) or codec.encode(
-            self.scenario.turn, self.scenario.quirks
-        )
+        chunks = self.chunks(codec)
         cancel_at = self.scenario.cancel_after_reads
         drive = adapter.drive
         outputs: list[tuple[DriverOutput, int]] = []

@@ -61,16 +61,17 @@ class HistoryCheck:
         return self._problems[key]
 
     def subsession_texts(self, session_id: str) -> set[str]:
-        """The whole text of every message of the session's sub-sessions (nested too), so far."""
+        """The whole text of every message of the session's sub-sessions (nested too), so far
+        (a message not yet begun counts as empty)."""
         key = (session_id, "texts")
         if key not in self._texts:
             ledger = self.ledger
             descendants = {s for s in ledger.parent if ledger.is_descendant(s, session_id)}
-            parts: dict[tuple[str, str], list[str]] = {}
-            for event in self.trace[: self.c + 1]:
-                if isinstance(event, ev.MessageDelta) and event.session_id in descendants:
-                    parts.setdefault((event.session_id, event.message_id), []).append(event.text)
-            self._texts[key] = {"".join(p) for p in parts.values()}
+            self._texts[key] = {
+                ledger.text_at(message, self.c) or ""
+                for message in ledger.text
+                if message[0] in descendants
+            }
         return self._texts[key]
 
     def live_call(self, session_id: str, tool_id: str) -> CallRecord | None:

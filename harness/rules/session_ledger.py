@@ -108,8 +108,9 @@ class SessionLedger:
         self.streams: dict[Key, StreamRecord] = {}
         #: session id -> indices of its resumes
         self.resumes: dict[str, list[int]] = {}
-        #: text pieces of root-session messages, read only when a rule asks
-        self.root_text: dict[Key, list[tuple[int, str]]] = {}
+        #: (index, text) pieces of every streamed message, and of root sessions' user messages;
+        #: read only when a rule asks
+        self.text: dict[Key, list[tuple[int, str]]] = {}
         #: checkpoint index -> the calls whose notifications must show then
         self.pending_at: dict[int, tuple[CallRecord, ...]] = {}
         #: checkpoint index -> {(session, call id, status, tool name)} those notifications
@@ -212,15 +213,12 @@ class SessionLedger:
             record.mode, record.host, record.host_index = "forward", event.message_id, i
 
     def _message_delta(self, i: int, event: ev.MessageDelta) -> None:
-        if event.parent_session_id is None:
-            self.root_text.setdefault((event.session_id, event.message_id), []).append(
-                (i, event.text)
-            )
+        self.text.setdefault((event.session_id, event.message_id), []).append((i, event.text))
 
     def _user_message(self, i: int, event: ev.UserMessage) -> None:
         self._add_message(i, event, "user")
         if event.parent_session_id is None:
-            self.root_text[(event.session_id, event.message_id)] = [(i, event.text)]
+            self.text[(event.session_id, event.message_id)] = [(i, event.text)]
         self._new_interaction(i, event.session_id)
 
     def _interaction_start(self, i: int, event: ev.InteractionStart) -> None:
@@ -317,7 +315,7 @@ class SessionLedger:
         return self.parent.get(session_id) is None
 
     def text_at(self, key: Key, c: int) -> str | None:
-        pieces = self.root_text.get(key)
+        pieces = self.text.get(key)
         if pieces is None:
             return None
         return "".join(text for index, text in pieces if index <= c)

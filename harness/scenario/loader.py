@@ -16,7 +16,7 @@ from harness.model import history as hist
 from harness.model import session as ev
 from harness.scenario._fields import Fields, Invalid
 from harness.scenario._yaml import LocatedDict, LocatedList, load_yaml
-from harness.scenario.generators import MAX_EVENTS, burst_events, message_events
+from harness.scenario.generators import MAX_EVENTS, burst_events, message_events, split_text
 
 LAYERS = ("session", "driver", "history")
 _IMPLEMENTED_LAYERS = ("session", "history", "driver")
@@ -923,8 +923,6 @@ def _ids(event: ev.SessionEvent) -> tuple[str, ...]:
 
 
 def _split(text: str, chunks: int) -> list[str]:
-    from harness.scenario.generators import split_text
-
     return split_text(text, chunks) or [""]
 
 

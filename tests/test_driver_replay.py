@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from harness.adapters.driver.reference import AnthropicDriver, events, strict_json
+from harness.adapters.driver.reference import AnthropicDriver, events
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.codecs import dialects
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.model.driver import DriverOutput, TextOut, TurnEnd
 from harness.replay import replay
 from harness.scenario import Scenario, load_scenario, parse_scenario
 
@@ -79,16 +79,19 @@ def reference(dialect: str) -> AdapterInfo:
 
 
 class AsyncAnthropicDriver:
-    """A correct Anthropic driver written as an async generator: ``async for`` over the chunks."""
+    """A correct Anthropic driver written as an async generator: ``async for`` over the chunks
+    (block handling borrowed from the sync reference)."""
 
     layers = ("driver",)
     dialect = "anthropic"
 
     def __init__(self) -> None:
         self.sources: list[str] = []
+        self.blocks = AnthropicDriver()
 
     async def drive(self, chunks: Any) -> AsyncIterator[DriverOutput]:
         self.sources.append(type(chunks).__name__)
+        delta, finish = self.blocks.delta, self.blocks.finish
         blocks: dict[int, dict[str, Any]] = {}
         started: set[str] = set()
         reason = "end_turn"
@@ -111,33 +114,21 @@ class AsyncAnthropicDriver:
                             "done": False,
                         }
                     elif kind == "content_block_delta":
-                        block, delta = blocks.get(data["index"]), data["delta"]
-                        if block is not None and delta.get("type") == "text_delta":
-                            yield TextOut(delta["text"])
-                        elif block is not None and delta.get("type") == "input_json_delta":
-                            block["parts"].append(delta["partial_json"])
+                        for output in delta(blocks.get(data["index"]), data["delta"]):
+                            yield output
                     elif kind == "content_block_stop":
-                        for call in _finish(blocks.get(data["index"])):
+                        for call in finish(blocks.get(data["index"])):
                             yield call
                     elif kind == "message_delta":
                         reason = data.get("delta", {}).get("stop_reason") or "end_turn"
                         for index in sorted(blocks):
-                            for call in _finish(blocks[index]):
+                            for call in finish(blocks[index]):
                                 yield call
                     elif kind == "message_stop" and reason != "tool_use":
                         yield TurnEnd(reason)
                         return
         finally:
             await chunks.aclose()
-
-
-def _finish(block: dict[str, Any] | None) -> Iterator[ToolCallOut]:
-    if block is None or block["done"]:
-        return
-    block["done"] = True
-    if block["type"] == "tool_use":
-        arguments = "".join(block["parts"])
-        yield ToolCallOut(block["id"], block["name"], arguments, strict_json(arguments))
 
 
 class AsyncEndsAtFirstStop(AsyncAnthropicDriver):

@@ -131,7 +131,7 @@ def turns(draw: st.DrawFn, dialect: str, distinct_ids: bool = False) -> tuple[dv
     out: list[dv.TurnEvent] = []
     for cycle in range(cycles):
         cycle_start = len(out)
-        out.append(dv.MessageStart(message_id=draw(_short)))
+        out.append(dv.CycleStart(message_id=draw(_short)))
         for index, kind in enumerate(draw(_block_kinds(limits))):
             if kind == "tool_use":
                 call_id, name = draw(_short), draw(_short)
@@ -160,7 +160,7 @@ def turns(draw: st.DrawFn, dialect: str, distinct_ids: bool = False) -> tuple[dv
         )
         if reason == "end_turn" and called:
             reason = "tool_use"  # the canonical form: a final message with calls waits for them
-        out += [dv.MessageDelta(stop_reason=reason), dv.MessageStop()]
+        out += [dv.CycleDelta(stop_reason=reason), dv.CycleStop()]
     return tuple(out)
 
 
@@ -238,7 +238,7 @@ def test_every_quirk_still_decodes_to_the_same_calls_and_texts(
 
 def _two_call_turn() -> tuple[dv.TurnEvent, ...]:
     return (
-        dv.MessageStart(message_id="msg_q"),
+        dv.CycleStart(message_id="msg_q"),
         dv.BlockStart(index=0, block="text"),
         dv.TextDelta(index=0, text="Writing both."),
         dv.BlockStop(index=0),
@@ -250,8 +250,8 @@ def _two_call_turn() -> tuple[dv.TurnEvent, ...]:
         dv.ArgumentsDelta(index=2, fragment='{"path": '),
         dv.ArgumentsDelta(index=2, fragment='"b.rs"}'),
         dv.BlockStop(index=2),
-        dv.MessageDelta(stop_reason="tool_use"),
-        dv.MessageStop(),
+        dv.CycleDelta(stop_reason="tool_use"),
+        dv.CycleStop(),
     )
 
 
@@ -616,7 +616,7 @@ def test_real_stream_decodes_to_the_calls_in_the_file(rec: Recording) -> None:
     facts = turn_facts(turn)
     assert [(c.id, c.name, c.arguments) for c in facts.calls] == list(rec.calls)
     # the stop reason the wire gives (how the rules read it, e.g. calls under end_turn, is theirs)
-    reasons = [e.stop_reason for e in turn if isinstance(e, dv.MessageDelta)]
+    reasons = [e.stop_reason for e in turn if isinstance(e, dv.CycleDelta)]
     assert reasons == ([] if rec.reason is None else [rec.reason])
     if rec.texts:
         assert [text for _, text in facts.texts if text] == list(rec.texts)
@@ -652,7 +652,7 @@ def test_anthropic_thinking_is_decoded_and_signature_deltas_skipped() -> None:
 def test_anthropic_message_ids_come_from_message_start() -> None:
     body, source = body_of(recording("anthropic-sdk-python/tool_use_response.txt"))
     turn = dialects()["anthropic"].decode(body, source=source)
-    assert [e.message_id for e in turn if isinstance(e, dv.MessageStart)] == [
+    assert [e.message_id for e in turn if isinstance(e, dv.CycleStart)] == [
         "msg_019Q1hrJbZG26Fb9BQhrkHEr"
     ]
     assert sum(isinstance(e, dv.Ping) for e in turn) == 1
@@ -699,7 +699,7 @@ def test_writer_stream_without_done_still_ends_its_message() -> None:
     )
     assert "[DONE]" not in body
     turn = dialects()["openai-chat"].decode(body, source=source)
-    assert isinstance(turn[-1], dv.MessageStop)
+    assert isinstance(turn[-1], dv.CycleStop)
     assert len(turn_facts(turn).calls) == 7
 
 
@@ -710,7 +710,7 @@ def test_variant_c_first_line_with_a_leading_space_is_not_a_data_field() -> None
     assert body.startswith(" data: ")
     second = next(n for n, line in enumerate(body.splitlines(), 1) if line.startswith("data: "))
     turn = dialects()["openai-chat"].decode(body, source=source)
-    assert turn[0] == dv.MessageStart(message_id="gen-1753248108-FGOxpkEzFEwhNKSPpI4a")
+    assert turn[0] == dv.CycleStart(message_id="gen-1753248108-FGOxpkEzFEwhNKSPpI4a")
     assert turn[0].line == second
 
 
@@ -797,7 +797,7 @@ def test_decoded_real_turn_replays_clean_through_the_reference_driver(rec: Recor
 
 def _simple_turn() -> tuple[dv.TurnEvent, ...]:
     return (
-        dv.MessageStart(message_id="msg_m"),
+        dv.CycleStart(message_id="msg_m"),
         dv.BlockStart(index=0, block="text"),
         dv.TextDelta(index=0, text="Reading."),
         dv.BlockStop(index=0),
@@ -805,8 +805,8 @@ def _simple_turn() -> tuple[dv.TurnEvent, ...]:
         dv.ArgumentsDelta(index=1, fragment='{"path": '),
         dv.ArgumentsDelta(index=1, fragment='"a.txt"}'),
         dv.BlockStop(index=1),
-        dv.MessageDelta(stop_reason="end_turn"),
-        dv.MessageStop(),
+        dv.CycleDelta(stop_reason="end_turn"),
+        dv.CycleStop(),
     )
 
 

@@ -24,10 +24,10 @@ import harness.codecs
 from harness.adapters.driver.ag_ui import AGUIDriver
 from harness.adapters.driver.reference import events
 from harness.adapters.registry import AdapterInfo
-from harness.codecs import Codec, WireChunk
+from harness.codecs import Codec
 from harness.codecs.ag_ui import QUIRKS, AGUICodec
 from harness.model import driver as dv
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, turn_facts
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
 from harness.replay import ScenarioResult, replay
 from harness.scenario import Scenario, load_scenario, parse_scenario
 from harness.wire import WireError, parse_sse
@@ -91,49 +91,49 @@ def _text(index: int, *pieces: str, kind: dv.BlockKind = "text") -> list[dv.Turn
 
 
 def _stop(reason: dv.StopReason) -> list[dv.TurnEvent]:
-    return [dv.MessageDelta(stop_reason=reason), dv.MessageStop()]
+    return [dv.CycleDelta(stop_reason=reason), dv.CycleStop()]
 
 
 MULTI_CYCLE: tuple[dv.TurnEvent, ...] = (
     dv.Ping(),
-    dv.MessageStart(message_id="msg_1"),
+    dv.CycleStart(message_id="msg_1"),
     *_text(0, "Let me think.", kind="thinking"),
     *_text(1, "Reading ", "both files."),
     *_tool(2, "call_a", "read_file", '{"path": ', '"a.rs"}'),
     *_tool(3, "call_b", "read_file", '{"path": "b.rs"}'),
     dv.Ping(),
     *_stop("tool_use"),
-    dv.MessageStart(message_id="msg_2"),
+    dv.CycleStart(message_id="msg_2"),
     *_tool(0, "call_c", "list_events", ""),
     *_text(1, "Then the calendar."),
     *_stop("tool_use"),
     dv.Ping(),
-    dv.MessageStart(message_id="msg_3"),
+    dv.CycleStart(message_id="msg_3"),
     *_text(0, "Both files ", "agree."),
     *_text(1, "A second text block."),
-    dv.MessageDelta(stop_reason="max_tokens"),
+    dv.CycleDelta(stop_reason="max_tokens"),
     dv.Ping(),
-    dv.MessageStop(),
+    dv.CycleStop(),
 )
 
 HAND_BUILT: dict[str, tuple[dv.TurnEvent, ...]] = {
     "three cycles, thinking, parallel calls, pings, max_tokens": MULTI_CYCLE,
-    "one text cycle": (dv.MessageStart(message_id="m"), *_text(0, "Hi."), *_stop("end_turn")),
+    "one text cycle": (dv.CycleStart(message_id="m"), *_text(0, "Hi."), *_stop("end_turn")),
     "an empty cycle and an empty text block": (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         *_stop("tool_use"),
-        dv.MessageStart(message_id="n"),
+        dv.CycleStart(message_id="n"),
         dv.BlockStart(index=0, block="text"),
         dv.BlockStop(index=0),
         *_stop("end_turn"),
     ),
     "the last cycle stops for tool_use: the turn goes on": (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         *_tool(0, "call_1", "bash", '{"cmd": "ls"}'),
         *_stop("tool_use"),
     ),
     "max_tokens cuts a call and a text short": (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         dv.BlockStart(index=0, block="text"),
         dv.TextDelta(index=0, text="Writing"),
         dv.BlockStart(index=1, block="tool_use", id="call_1", name="write_file"),
@@ -141,25 +141,25 @@ HAND_BUILT: dict[str, tuple[dv.TurnEvent, ...]] = {
         *_stop("max_tokens"),
     ),
     "the stream is cut inside the second cycle": (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         *_tool(0, "call_1", "bash", "{}"),
         *_stop("tool_use"),
-        dv.MessageStart(message_id="n"),
+        dv.CycleStart(message_id="n"),
         dv.BlockStart(index=0, block="text"),
         dv.TextDelta(index=0, text="Half"),
     ),
-    "stop_sequence": (dv.MessageStart(message_id="m"), *_text(0, "END"), *_stop("stop_sequence")),
+    "stop_sequence": (dv.CycleStart(message_id="m"), *_text(0, "END"), *_stop("stop_sequence")),
     "a second run after the turn's end": (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         *_text(0, "Done."),
         *_stop("end_turn"),
         dv.Ping(),
-        dv.MessageStart(message_id="n"),
+        dv.CycleStart(message_id="n"),
         *_text(0, "Another run."),
         *_stop("end_turn"),
     ),
     "blocks open side by side": (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         dv.BlockStart(index=0, block="text"),
         dv.BlockStart(index=1, block="tool_use", id="call_1", name="bash"),
         dv.TextDelta(index=0, text="Running"),
@@ -175,7 +175,7 @@ HAND_BUILT: dict[str, tuple[dv.TurnEvent, ...]] = {
         *_stop("tool_use"),
     ),
     "parallel calls interleaved in the turn itself": (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         dv.BlockStart(index=0, block="tool_use", id="call_1", name="a"),
         dv.BlockStart(index=1, block="tool_use", id="call_2", name="b"),
         dv.ArgumentsDelta(index=1, fragment='{"b": '),
@@ -186,10 +186,10 @@ HAND_BUILT: dict[str, tuple[dv.TurnEvent, ...]] = {
         *_stop("tool_use"),
     ),
     "a call id used again in the next run": (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         *_tool(0, "same", "a", "{}"),
         *_stop("end_turn"),
-        dv.MessageStart(message_id="n"),
+        dv.CycleStart(message_id="n"),
         *_tool(0, "same", "b", "{}"),
         *_stop("end_turn"),
     ),
@@ -206,12 +206,12 @@ def test_hand_built_turns_round_trip(name: str) -> None:
 def test_the_wire_of_a_two_cycle_turn() -> None:
     """The mapping, event by event: one run, one step per cycle, the stop reason in between."""
     turn = (
-        dv.MessageStart(message_id="msg_1"),
+        dv.CycleStart(message_id="msg_1"),
         *_text(0, "Hi"),
         *_tool(1, "call_1", "read", "{}"),
         *_stop("tool_use"),
         dv.Ping(),
-        dv.MessageStart(message_id="msg_2"),
+        dv.CycleStart(message_id="msg_2"),
         *_text(0, "thinking", kind="thinking"),
         *_text(1, "Bye"),
         *_stop("max_tokens"),
@@ -258,23 +258,23 @@ def test_the_wire_of_a_two_cycle_turn() -> None:
     ("turn", "words"),
     [
         (
-            (dv.MessageStart(message_id="m"), *_text(1, "x"), *_stop("end_turn")),
+            (dv.CycleStart(message_id="m"), *_text(1, "x"), *_stop("end_turn")),
             "count up from 0",
         ),
         (
-            (dv.MessageStart(message_id="m"), *_text(0, ""), *_stop("end_turn")),
+            (dv.CycleStart(message_id="m"), *_text(0, ""), *_stop("end_turn")),
             "never empty",
         ),
         (
-            (dv.MessageStart(message_id="m"), dv.MessageDelta(stop_reason="tool_use"), dv.Ping()),
+            (dv.CycleStart(message_id="m"), dv.CycleDelta(stop_reason="tool_use"), dv.Ping()),
             "ping between a tool_use stop reason",
         ),
-        ((dv.MessageStart(message_id="m"), dv.MessageStart(message_id="n")), "before the previous"),
-        ((dv.MessageStart(message_id="m"), dv.MessageStop()), "without a stop reason"),
-        ((dv.MessageStart(message_id="m"), dv.MessageDelta(stop_reason="end_turn")), "never stops"),
+        ((dv.CycleStart(message_id="m"), dv.CycleStart(message_id="n")), "before the previous"),
+        ((dv.CycleStart(message_id="m"), dv.CycleStop()), "without a stop reason"),
+        ((dv.CycleStart(message_id="m"), dv.CycleDelta(stop_reason="end_turn")), "never stops"),
         (
             (
-                dv.MessageStart(message_id="m"),
+                dv.CycleStart(message_id="m"),
                 dv.BlockStart(index=0, block="tool_use", id="a", name="x"),
                 dv.BlockStart(index=1, block="tool_use", id="a", name="y"),
             ),
@@ -282,23 +282,23 @@ def test_the_wire_of_a_two_cycle_turn() -> None:
         ),
         (
             (
-                dv.MessageStart(message_id="m"),
+                dv.CycleStart(message_id="m"),
                 *_tool(0, "a", "x", "{}"),
                 *_stop("tool_use"),
-                dv.MessageStart(message_id="n"),
+                dv.CycleStart(message_id="n"),
                 *_tool(0, "a", "x", "{}"),
             ),
             "in one run",
         ),
         (
             (
-                dv.MessageStart(message_id="m"),
+                dv.CycleStart(message_id="m"),
                 dv.BlockStart(index=0, block="thinking"),
                 dv.BlockStart(index=1, block="thinking"),
             ),
             "two thinking blocks",
         ),
-        ((dv.MessageStart(message_id="m"), dv.TextDelta(index=0, text="x")), "not an open text"),
+        ((dv.CycleStart(message_id="m"), dv.TextDelta(index=0, text="x")), "not an open text"),
         ((dv.BlockStart(index=0, block="text"),), "outside a message cycle"),
     ],
 )
@@ -310,7 +310,7 @@ def test_what_the_wire_cannot_carry_is_refused_with_the_reason(
 
 
 _TWO_CALLS_THEN_TEXT = (
-    dv.MessageStart(message_id="m"),
+    dv.CycleStart(message_id="m"),
     *_tool(0, "call_now", "current_time"),
     *_tool(1, "call_cal", "list_events", '{"days": 7}'),
     *_text(2, "Done."),
@@ -323,7 +323,7 @@ _TWO_CALLS_THEN_TEXT = (
     [
         (  # a call with arguments open when the next starts, before any TOOL_CALL_END
             (
-                dv.MessageStart(message_id="m"),
+                dv.CycleStart(message_id="m"),
                 dv.BlockStart(index=0, block="tool_use", id="a", name="x"),
                 dv.ArgumentsDelta(index=0, fragment="{"),
                 dv.BlockStart(index=1, block="tool_use", id="b", name="y"),
@@ -333,7 +333,7 @@ _TWO_CALLS_THEN_TEXT = (
         ),
         (  # text that starts inside an open call, before any TOOL_CALL_END
             (
-                dv.MessageStart(message_id="m"),
+                dv.CycleStart(message_id="m"),
                 dv.BlockStart(index=0, block="tool_use", id="a", name="x"),
                 dv.BlockStart(index=1, block="text"),
             ),
@@ -342,7 +342,7 @@ _TWO_CALLS_THEN_TEXT = (
         ),
         (_TWO_CALLS_THEN_TEXT, ("no_tool_call_end",), "which has no arguments"),
         (
-            (dv.MessageStart(message_id="m"), *_tool(0, "a", "x", "{}"), dv.Ping()),
+            (dv.CycleStart(message_id="m"), *_tool(0, "a", "x", "{}"), dv.Ping()),
             ("no_tool_call_end",),
             "the stream is cut after it",
         ),
@@ -363,7 +363,7 @@ def test_the_reading_rule_allows_what_it_reads_right() -> None:
     assert CODEC.can_express(HAND_BUILT["parallel calls interleaved in the turn itself"]) is None
     # once the run has sent a TOOL_CALL_END, overlapping calls are read by their ends
     overlap_later = (
-        dv.MessageStart(message_id="m"),
+        dv.CycleStart(message_id="m"),
         *_tool(0, "first", "x", "{}"),
         dv.BlockStart(index=1, block="tool_use", id="a", name="x"),
         dv.ArgumentsDelta(index=1, fragment="{"),
@@ -421,7 +421,7 @@ def ag_ui_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
     ping()
     for cycle in range(cycles):
         last = cycle == cycles - 1
-        out.append(dv.MessageStart(message_id=draw(st.text(max_size=6))))
+        out.append(dv.CycleStart(message_id=draw(st.text(max_size=6))))
         ping()
         reason = draw(st.sampled_from(FINAL_REASONS if last else BETWEEN_CYCLES))
         kinds = draw(
@@ -446,10 +446,10 @@ def ag_ui_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
             ping()
         if last and draw(st.integers(0, 5)) == 0:
             break  # the stream ends inside the cycle
-        out.append(dv.MessageDelta(stop_reason=reason))
+        out.append(dv.CycleDelta(stop_reason=reason))
         if reason != "tool_use":
             ping()
-        out.append(dv.MessageStop())
+        out.append(dv.CycleStop())
         ping()
     return tuple(out)
 
@@ -467,8 +467,8 @@ def test_generated_turns_round_trip(turn: tuple[dv.TurnEvent, ...]) -> None:
 
 def _cut(turn: Sequence[dv.TurnEvent]) -> bool:
     """The stream ends inside a cycle (after its message_start, before its message_delta)."""
-    starts = [n for n, e in enumerate(turn) if isinstance(e, dv.MessageStart)]
-    return bool(starts) and not any(isinstance(e, dv.MessageDelta) for e in turn[starts[-1] :])
+    starts = [n for n, e in enumerate(turn) if isinstance(e, dv.CycleStart)]
+    return bool(starts) and not any(isinstance(e, dv.CycleDelta) for e in turn[starts[-1] :])
 
 
 @GENERATED
@@ -702,7 +702,7 @@ def test_a_run_without_steps_is_one_cycle() -> None:
     )
     turn = CODEC.decode(body, source="s")
     assert turn == (
-        dv.MessageStart(message_id="m1"),
+        dv.CycleStart(message_id="m1"),
         *_text(0, "Looking."),
         dv.Ping(),
         *_tool(1, "c1", "ls", "{}"),
@@ -734,7 +734,7 @@ def test_reasoning_events_are_thinking() -> None:
         DONE,
     )
     assert CODEC.decode(body, source="s") == (
-        dv.MessageStart(message_id="r"),
+        dv.CycleStart(message_id="r"),
         *_text(0, "hmm", kind="thinking"),
         *_stop("max_tokens"),
     )
@@ -757,7 +757,7 @@ def test_a_run_without_tool_call_ends_ends_each_call_at_what_follows_it() -> Non
         DONE,
     )
     assert CODEC.decode(body, source="s") == (
-        dv.MessageStart(message_id="s"),
+        dv.CycleStart(message_id="s"),
         *_tool(0, "a", "ls", "{}"),
         *_tool(1, "b", "cat", '{"f": 1}'),
         *_text(2, "ok"),
@@ -944,7 +944,7 @@ def _text_left_open(turn: Sequence[dv.TurnEvent]) -> bool:
         return False
     open_text: dict[int, bool] = {}
     for event in turn:
-        if isinstance(event, dv.MessageStart):
+        if isinstance(event, dv.CycleStart):
             open_text = {}
         elif isinstance(event, dv.BlockStart) and event.block == "text":
             open_text[event.index] = False

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 import harness.codecs
 from harness.adapters.driver.gemini import GeminiDriver, GeminiJSONArrayDriver
 from harness.adapters.registry import AdapterInfo
-from harness.codecs import WireChunk
 from harness.codecs.gemini import (
     ARRAY_QUIRKS,
     SSE_QUIRKS,
@@ -32,7 +31,7 @@ from harness.codecs.gemini import (
     parse_json_path,
 )
 from harness.model import driver as dv
-from harness.model.driver import TextOut, ToolCallOut, TurnEnd, turn_facts
+from harness.model.driver import TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
 from harness.replay import replay
 from harness.scenario import load_scenario, parse_scenario
 from harness.wire import WireError, parse_json_array_stream, parse_jsonl, parse_sse, read_cassette
@@ -58,7 +57,7 @@ def cycle(
     """A one-cycle turn, as the scenario loader writes it: ("text", [pieces]), ("thinking",
     [pieces]), ("tool_use", id, name, [fragments]) or ("tool_use", id, name, [fragments], False)
     for a call cut off before its block_stop."""
-    out: list[Any] = [dv.MessageStart(message_id=message_id)]
+    out: list[Any] = [dv.CycleStart(message_id=message_id)]
     calls = False
     for index, block in enumerate(blocks):
         kind = block[0]
@@ -74,7 +73,7 @@ def cycle(
             out += [delta(index=index, text=t) for t in block[1]]
             out.append(dv.BlockStop(index=index))
     reason = stop or ("tool_use" if calls else "end_turn")
-    return [*out, dv.MessageDelta(stop_reason=reason), dv.MessageStop()]  # type: ignore[arg-type]
+    return [*out, dv.CycleDelta(stop_reason=reason), dv.CycleStop()]  # type: ignore[arg-type]
 
 
 def normal(turn: Iterable[dv.TurnEvent]) -> list[dv.TurnEvent]:
@@ -84,8 +83,8 @@ def normal(turn: Iterable[dv.TurnEvent]) -> list[dv.TurnEvent]:
     called = False
     for event in turn:
         called = called or (isinstance(event, dv.BlockStart) and event.block == "tool_use")
-        if isinstance(event, dv.MessageDelta) and event.stop_reason == "end_turn" and called:
-            event = dv.MessageDelta(stop_reason="tool_use")
+        if isinstance(event, dv.CycleDelta) and event.stop_reason == "end_turn" and called:
+            event = dv.CycleDelta(stop_reason="tool_use")
         if isinstance(event, dv.ArgumentsDelta):
             if not event.fragment:
                 continue

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 import harness.codecs
 from harness.adapters.driver.openai_responses import Call, OpenAIResponsesDriver
 from harness.adapters.registry import AdapterInfo
-from harness.codecs import Codec, WireChunk
+from harness.codecs import Codec
 from harness.codecs.openai_responses import QUIRKS, OpenAIResponsesCodec
 from harness.model import driver as dv
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, turn_facts
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
 from harness.replay import ScenarioResult, replay
 from harness.scenario import Scenario, load_scenario, parse_scenario
 from harness.wire import WireError, parse_sse, read_cassette
@@ -94,7 +94,7 @@ def payloads(chunks: Sequence[WireChunk]) -> list[dict[str, Any]]:
 
 # -- hand-built turns -------------------------------------------------------------------------
 
-MS, BS, BE = dv.MessageStart, dv.BlockStart, dv.BlockStop
+MS, BS, BE = dv.CycleStart, dv.BlockStart, dv.BlockStop
 
 TEXT_THEN_TWO_CALLS: tuple[dv.TurnEvent, ...] = (
     MS(message_id="resp_01"),
@@ -115,31 +115,31 @@ TEXT_THEN_TWO_CALLS: tuple[dv.TurnEvent, ...] = (
     dv.ArgumentsDelta(index=3, fragment=' "content": "fn b() {}"'),
     dv.ArgumentsDelta(index=3, fragment="}"),
     BE(index=3),
-    dv.MessageDelta(stop_reason="tool_use"),
-    dv.MessageStop(),
+    dv.CycleDelta(stop_reason="tool_use"),
+    dv.CycleStop(),
 )
 TEXT_ONLY: tuple[dv.TurnEvent, ...] = (
     MS(message_id="resp_02"),
     BS(index=0, block="text"),
     dv.TextDelta(index=0, text="It is 18 degrees in Paris."),
     BE(index=0),
-    dv.MessageDelta(stop_reason="end_turn"),
-    dv.MessageStop(),
+    dv.CycleDelta(stop_reason="end_turn"),
+    dv.CycleStop(),
 )
 CUT_BY_MAX_TOKENS: tuple[dv.TurnEvent, ...] = (
     MS(message_id="resp_03"),
     BS(index=0, block="tool_use", id="call_mig", name="write_file"),
     dv.ArgumentsDelta(index=0, fragment='{"path": "db/0042.sql", '),
     dv.ArgumentsDelta(index=0, fragment='"content": "CREATE INDEX'),
-    dv.MessageDelta(stop_reason="max_tokens"),
-    dv.MessageStop(),
+    dv.CycleDelta(stop_reason="max_tokens"),
+    dv.CycleStop(),
 )
 EMPTY_ARGUMENTS: tuple[dv.TurnEvent, ...] = (
     MS(message_id="resp_04"),
     BS(index=0, block="tool_use", id="call_list", name="list_incidents"),
     BE(index=0),
-    dv.MessageDelta(stop_reason="tool_use"),
-    dv.MessageStop(),
+    dv.CycleDelta(stop_reason="tool_use"),
+    dv.CycleStop(),
 )
 #: a canonical turn whose two calls already interleave
 INTERLEAVED_TURN: tuple[dv.TurnEvent, ...] = (
@@ -151,8 +151,8 @@ INTERLEAVED_TURN: tuple[dv.TurnEvent, ...] = (
     BE(index=1),
     dv.ArgumentsDelta(index=0, fragment='"Paris"}'),
     BE(index=0),
-    dv.MessageDelta(stop_reason="tool_use"),
-    dv.MessageStop(),
+    dv.CycleDelta(stop_reason="tool_use"),
+    dv.CycleStop(),
 )
 HAND_BUILT = {
     "text-thinking-two-calls": TEXT_THEN_TWO_CALLS,
@@ -259,14 +259,14 @@ def test_can_express_refuses_what_one_response_cannot_carry() -> None:
     assert "ping" in (CODEC.can_express(with_ping) or "")
     stop_sequence = (
         *TEXT_ONLY[:-2],
-        dv.MessageDelta(stop_reason="stop_sequence"),
-        dv.MessageStop(),
+        dv.CycleDelta(stop_reason="stop_sequence"),
+        dv.CycleStop(),
     )
     assert "stop sequences" in (CODEC.can_express(stop_sequence) or "")
     calls_end_turn = (
         *TEXT_THEN_TWO_CALLS[:-2],
-        dv.MessageDelta(stop_reason="end_turn"),
-        dv.MessageStop(),
+        dv.CycleDelta(stop_reason="end_turn"),
+        dv.CycleStop(),
     )
     assert "tool_use" in (CODEC.can_express(calls_end_turn) or "")
     assert CODEC.can_express(()) is not None
@@ -319,7 +319,7 @@ def single_cycle_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
         while any(queues):
             pick = draw(st.sampled_from([n for n, q in enumerate(queues) if q]))
             events.append(queues[pick].pop(0))
-    return (*events, dv.MessageDelta(stop_reason=reason), dv.MessageStop())  # type: ignore[arg-type]
+    return (*events, dv.CycleDelta(stop_reason=reason), dv.CycleStop())  # type: ignore[arg-type]
 
 
 @settings(max_examples=300, deadline=None)
@@ -429,7 +429,7 @@ def test_real_recordings_decode(cassette: str, index: int) -> None:
     assert all(c.valid for c in facts.calls)
     assert "".join(t for _, t in facts.texts) == text
     assert facts.final_reason == reason
-    assert isinstance(turn[0], dv.MessageStart) and turn[0].message_id.startswith("resp_")
+    assert isinstance(turn[0], dv.CycleStart) and turn[0].message_id.startswith("resp_")
     assert all(e.line > 0 for e in turn)
     assert CODEC.can_express(turn) is None
     # what the codec writes for the decoded turn reads back the same

@@ -11,19 +11,9 @@ which dialect knows which).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
-from harness.model.driver import TurnEvent
-
-
-@dataclass(frozen=True, slots=True)
-class WireChunk:
-    data: str
-    #: index of the canonical event that produced it
-    origin: int
-    #: False for a chunk that carries nothing of the turn (a keep-alive comment)
-    carries: bool = True
+from harness.model.driver import TurnEvent, WireChunk
 
 
 class Codec(Protocol):

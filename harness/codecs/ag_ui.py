@@ -60,8 +60,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.codecs import WireChunk
 from harness.model import driver as dv
+from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
 
 QUIRKS = {
@@ -197,11 +197,11 @@ def _shape_problem(turn: Sequence[dv.TurnEvent]) -> str | None:
                     f"{where}: a ping between a tool_use stop reason and message_stop has no "
                     "place on the AG-UI wire (both are the step's STEP_FINISHED)"
                 )
-        elif isinstance(event, dv.MessageStart):
+        elif isinstance(event, dv.CycleStart):
             if in_cycle or stopping is not None:
                 return f"{where}: a message starts before the previous one stopped"
             in_cycle, kinds, started = True, {}, 0
-        elif isinstance(event, dv.MessageStop):
+        elif isinstance(event, dv.CycleStop):
             if stopping is None:
                 return f"{where}: a message stops without a stop reason (message_delta)"
             if stopping != "tool_use":
@@ -209,7 +209,7 @@ def _shape_problem(turn: Sequence[dv.TurnEvent]) -> str | None:
             stopping = None
         elif not in_cycle:
             return f"{where}: outside a message cycle, or after the message's stop reason"
-        elif isinstance(event, dv.MessageDelta):
+        elif isinstance(event, dv.CycleDelta):
             in_cycle, stopping = False, event.stop_reason
         elif isinstance(event, dv.BlockStart):
             if event.index != started:
@@ -268,7 +268,7 @@ def _reading_problem(
     stops: list[tuple[int, str, bool]] = []  # each call's block_stop: (event, id, has arguments)
     reason = "end_turn"
     for n, event in enumerate(turn):
-        if isinstance(event, dv.MessageStart):
+        if isinstance(event, dv.CycleStart):
             open_calls = {}
         elif isinstance(event, dv.BlockStart):
             ended = [
@@ -290,11 +290,11 @@ def _reading_problem(
             call_id, has_arguments = open_calls.pop(event.index)
             stops.append((n, call_id, has_arguments))
             ends_sent = ends_sent or not no_ends
-        elif isinstance(event, dv.MessageDelta):
+        elif isinstance(event, dv.CycleDelta):
             reason = event.stop_reason
             ends_sent = ends_sent or (bool(open_calls) and not no_ends)  # the step's close-outs
             open_calls = {}
-        elif isinstance(event, dv.MessageStop) and reason != "tool_use":
+        elif isinstance(event, dv.CycleStop) and reason != "tool_use":
             ends_sent = False  # the run is over
     if not no_ends:
         return None
@@ -401,7 +401,7 @@ class _Encoder:
             return
         before = len(self.out)
         ended = False
-        if isinstance(event, dv.MessageStart):
+        if isinstance(event, dv.CycleStart):
             self.start(event, origin)
         elif isinstance(event, dv.BlockStart):
             self.block_start(event, origin)
@@ -428,9 +428,9 @@ class _Encoder:
             block = self.blocks.get(event.index)
             if block is not None and block.open:
                 self.close(block, origin)
-        elif isinstance(event, dv.MessageDelta):
+        elif isinstance(event, dv.CycleDelta):
             self.finish_step(event, origin)
-        elif isinstance(event, dv.MessageStop):
+        elif isinstance(event, dv.CycleStop):
             ended = self.stop(origin)
         if "state_events" in self.quirks and len(self.out) > before and not ended:
             self.changes += 1
@@ -438,7 +438,7 @@ class _Encoder:
                 patch = [{"op": "replace", "path": "/events", "value": self.changes}]
                 self.send({"type": "STATE_DELTA", "delta": patch}, origin)
 
-    def start(self, event: dv.MessageStart, origin: int) -> None:
+    def start(self, event: dv.CycleStart, origin: int) -> None:
         if not self.run_open:
             self.runs += 1
             self.run_open = True
@@ -492,7 +492,7 @@ class _Encoder:
         elif "no_tool_call_end" not in self.quirks:
             self.send({"type": "TOOL_CALL_END", "toolCallId": block.wire_id}, origin)
 
-    def finish_step(self, event: dv.MessageDelta, origin: int) -> None:
+    def finish_step(self, event: dv.CycleDelta, origin: int) -> None:
         self.reason = event.stop_reason
         self.send({"type": "STEP_FINISHED", "stepName": self.message_id}, origin)
         for index in sorted(self.blocks):  # what the stop cut short still ends, after the step
@@ -652,9 +652,9 @@ class _Decoder:
                 and self.field(item, "stepName", "") == self.step
             ):
                 reason = _final_reason(rest)
-                self.out.append(dv.MessageDelta(stop_reason=reason, line=line))
+                self.out.append(dv.CycleDelta(stop_reason=reason, line=line))
                 if reason == "tool_use":
-                    self.out.append(dv.MessageStop(line=line))
+                    self.out.append(dv.CycleStop(line=line))
                 else:
                     self.awaiting_stop = True
                 self.close_cycle()
@@ -706,19 +706,19 @@ class _Decoder:
         elif kind == "CUSTOM" and item.data.get("name") == STOP_REASON_EVENT:
             reason = dv.stop_reason(str(item.data.get("value")))
             if self.awaiting_stop:
-                self.out.append(dv.MessageStop(line=line))
+                self.out.append(dv.CycleStop(line=line))
                 self.awaiting_stop = False
             elif self.in_cycle:
                 self.reason = reason
         elif kind == "RUN_FINISHED":
             self.ends_sent = False
             if self.awaiting_stop:
-                self.out.append(dv.MessageStop(line=line))
+                self.out.append(dv.CycleStop(line=line))
                 self.awaiting_stop = False
             elif self.in_cycle:  # a run without steps: its content was one cycle
                 reason = dv.stop_reason(self.reason or "end_turn")
-                self.out.append(dv.MessageDelta(stop_reason=reason, line=line))
-                self.out.append(dv.MessageStop(line=line))
+                self.out.append(dv.CycleDelta(stop_reason=reason, line=line))
+                self.out.append(dv.CycleStop(line=line))
                 self.close_cycle()
             self.reason = None
         elif kind == "RUN_STARTED":
@@ -737,7 +737,7 @@ class _Decoder:
             raise WireError(self.source, line, f"unknown AG-UI event type {kind!r}")
 
     def open_cycle(self, message_id: str, line: int) -> None:
-        self.out.append(dv.MessageStart(message_id=message_id, line=line))
+        self.out.append(dv.CycleStart(message_id=message_id, line=line))
         self.in_cycle = True
         self.step = None
         self.blocks = {}

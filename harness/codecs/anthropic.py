@@ -7,8 +7,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness.codecs import WireChunk, need
+from harness.codecs import need
 from harness.model import driver as dv
+from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
 
 QUIRKS = {
@@ -45,7 +46,7 @@ class AnthropicCodec:
         blocks: dict[int, dict[str, Any]] = {}
         message_id = ""
         for i, event in enumerate(turn):
-            if isinstance(event, dv.MessageStart):
+            if isinstance(event, dv.CycleStart):
                 message_id = event.message_id
                 blocks = {}
                 payload: dict[str, Any] = {
@@ -103,14 +104,14 @@ class AnthropicCodec:
                     "server_tool_use",
                 ):
                     out.append(_sse("content_block_stop", payload, i, quirks))
-            elif isinstance(event, dv.MessageDelta):
+            elif isinstance(event, dv.CycleDelta):
                 payload = {
                     "type": "message_delta",
                     "delta": {"stop_reason": event.stop_reason, "stop_sequence": None},
                     "usage": {"output_tokens": 42},
                 }
                 out.append(_sse("message_delta", payload, i, quirks))
-            elif isinstance(event, dv.MessageStop):
+            elif isinstance(event, dv.CycleStop):
                 out.append(_sse("message_stop", {"type": "message_stop"}, i, quirks))
                 if "assembled_message" in quirks:
                     out.append(_sse("assistant", _assembled(message_id, blocks), i, quirks))
@@ -144,7 +145,7 @@ def _read_event(data: Any, line: int, source: str) -> list[dv.TurnEvent]:
     kind = data.get("type")
     if kind == "message_start":
         message = need(data["message"], dict, "message", source, line)
-        return [dv.MessageStart(message_id=str(message.get("id", "")), line=line)]
+        return [dv.CycleStart(message_id=str(message.get("id", "")), line=line)]
     if kind == "content_block_start":
         block = need(data["content_block"], dict, "content_block", source, line)
         index = need(data["index"], int, "index", source, line)
@@ -199,13 +200,13 @@ def _read_event(data: Any, line: int, source: str) -> list[dv.TurnEvent]:
         delta = need(data["delta"], dict, "delta", source, line)
         reason = delta.get("stop_reason") or "end_turn"
         return [
-            dv.MessageDelta(
+            dv.CycleDelta(
                 stop_reason=dv.stop_reason(need(reason, str, "stop_reason", source, line)),
                 line=line,
             )
         ]
     if kind == "message_stop":
-        return [dv.MessageStop(line=line)]
+        return [dv.CycleStop(line=line)]
     if kind == "ping":
         return [dv.Ping(line=line)]
     if kind == "assistant":

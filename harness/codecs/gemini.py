@@ -75,8 +75,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.codecs import WireChunk
 from harness.model import driver as dv
+from harness.model.driver import WireChunk
 from harness.wire import DONE, WireError, json_data, parse_json_array_stream, parse_sse
 
 _SHARED_QUIRKS = {
@@ -424,15 +424,15 @@ def _plan(turn: Sequence[dv.TurnEvent], quirks: frozenset[str]) -> _Plan | str:
     """How the turn goes on the wire, or why Gemini cannot carry it exactly."""
     if any(isinstance(e, dv.Ping) for e in turn):
         return "Gemini streams have no ping events"
-    cycles = sum(isinstance(e, dv.MessageStart) for e in turn)
+    cycles = sum(isinstance(e, dv.CycleStart) for e in turn)
     if cycles != 1:
         return f"a Gemini response carries one message cycle; this turn has {cycles}"
-    if not isinstance(turn[0], dv.MessageStart):
+    if not isinstance(turn[0], dv.CycleStart):
         return "the turn must begin with message_start"
     if (
         len(turn) < 3
-        or not isinstance(turn[-2], dv.MessageDelta)
-        or not isinstance(turn[-1], dv.MessageStop)
+        or not isinstance(turn[-2], dv.CycleDelta)
+        or not isinstance(turn[-1], dv.CycleStop)
     ):
         return (
             "a Gemini response always ends with a finishReason: the cycle must end with "
@@ -503,7 +503,7 @@ def _plan(turn: Sequence[dv.TurnEvent], quirks: frozenset[str]) -> _Plan | str:
         )
     start = turn[0]
     delta = turn[-2]
-    assert isinstance(start, dv.MessageStart) and isinstance(delta, dv.MessageDelta)
+    assert isinstance(start, dv.CycleStart) and isinstance(delta, dv.CycleDelta)
     reason = delta.stop_reason
     if reason == "stop_sequence":
         return "Gemini reports a stop sequence as STOP, which reads back as end_turn"
@@ -634,9 +634,9 @@ def _elements(turn: Sequence[dv.TurnEvent], plan: _Plan, quirks: frozenset[str])
                     out[-1].origin = i
                 else:
                     out.append(_Element([part], call.start, i, "calls"))
-        elif isinstance(event, dv.MessageDelta):
+        elif isinstance(event, dv.CycleDelta):
             finish = _FINISH[event.stop_reason]
-        elif isinstance(event, dv.MessageStop):
+        elif isinstance(event, dv.CycleStop):
             last = out[-1] if out else None
             if "empty_text_final_chunk" in quirks or last is None or last.kind == "empty":
                 out.append(_Element([{"text": ""}], i, i, "final", finish))
@@ -682,17 +682,17 @@ class _Reader:
         self.told = ""
         self.last_line = 1
 
-    def fail(self, line: int, message: str) -> WireError:
+    def error(self, line: int, message: str) -> WireError:
         return WireError(self.source, line, message)
 
     def response(self, data: Any, line: int) -> None:
         self.last_line = line
         if not isinstance(data, dict):
-            raise self.fail(line, f"expected a GenerateContentResponse object, got {data!r}")
+            raise self.error(line, f"expected a GenerateContentResponse object, got {data!r}")
         if "error" in data:
-            raise self.fail(line, f"the stream reports an error: {data['error']}")
+            raise self.error(line, f"the stream reports an error: {data['error']}")
         if not self.started:
-            self.out.append(dv.MessageStart(message_id=str(data.get("responseId", "")), line=line))
+            self.out.append(dv.CycleStart(message_id=str(data.get("responseId", "")), line=line))
             self.started = True
         if self.stopped:
             return
@@ -702,7 +702,7 @@ class _Reader:
             content = candidate.get("content")
             parts = (content.get("parts") or []) if isinstance(content, dict) else []
             if not isinstance(parts, list):
-                raise self.fail(line, f"content.parts should be a list, got {parts!r}")
+                raise self.error(line, f"content.parts should be a list, got {parts!r}")
             finish = candidate.get("finishReason")
             # empty texts after the last content of the response that finishes: the marker
             # Gemini 3 sends with finishReason, not a block
@@ -717,7 +717,7 @@ class _Reader:
 
     def part(self, part: Any, line: int) -> None:
         if not isinstance(part, dict):
-            raise self.fail(line, f"a part should be an object, got {part!r}")
+            raise self.error(line, f"a part should be an object, got {part!r}")
         if "functionCall" in part:
             self.function_call(part["functionCall"], line)
         elif isinstance(part.get("text"), str):
@@ -751,7 +751,7 @@ class _Reader:
         """The arguments text has grown to ``text``: its new end as an arguments_delta."""
         assert self.open is not None
         if not text.startswith(self.told):
-            raise self.fail(
+            raise self.error(
                 line,
                 f"the streamed arguments went back on what they said: {self.told[:60]!r} became "
                 f"{text[:60]!r} (partialArgs out of order)",
@@ -764,7 +764,7 @@ class _Reader:
 
     def function_call(self, fc: Any, line: int) -> None:
         if not isinstance(fc, dict):
-            raise self.fail(line, f"functionCall should be an object, got {fc!r}")
+            raise self.error(line, f"functionCall should be an object, got {fc!r}")
         more = fc.get("willContinue") is True
         if fc.get("name"):
             self.begin("tool_use", line, str(fc.get("id") or ""), str(fc["name"]))
@@ -781,7 +781,7 @@ class _Reader:
             return
         if self.args is None:
             if fc.get("partialArgs"):
-                raise self.fail(line, "partialArgs arrive while no function call is streaming")
+                raise self.error(line, "partialArgs arrive while no function call is streaming")
             return  # an empty functionCall with no call to end
         self.stream(fc, line)
         if not more:
@@ -791,12 +791,12 @@ class _Reader:
         assert self.args is not None
         entries = fc.get("partialArgs") or []
         if not isinstance(entries, list):
-            raise self.fail(line, f"partialArgs should be a list, got {entries!r}")
+            raise self.error(line, f"partialArgs should be a list, got {entries!r}")
         for entry in entries:
             try:
                 self.args.feed(entry)
             except ValueError as exc:
-                raise self.fail(line, str(exc)) from None
+                raise self.error(line, str(exc)) from None
         self.tell(self.args.cut_text(), line)
 
     def finish(self, reason: str, line: int) -> None:
@@ -812,8 +812,8 @@ class _Reader:
             stop: dv.StopReason = "max_tokens"
         else:
             stop = "tool_use" if self.calls else "end_turn"
-        self.out.append(dv.MessageDelta(stop_reason=stop, line=line))
-        self.out.append(dv.MessageStop(line=line))
+        self.out.append(dv.CycleDelta(stop_reason=stop, line=line))
+        self.out.append(dv.CycleStop(line=line))
         self.stopped = True
 
     def end(self) -> tuple[dv.TurnEvent, ...]:
@@ -821,7 +821,7 @@ class _Reader:
             if self.args is not None:
                 self.args, self.open = None, None
             self.close(self.last_line)
-            self.out.append(dv.MessageStop(line=self.last_line))
+            self.out.append(dv.CycleStop(line=self.last_line))
         return tuple(self.out)
 
 

@@ -8,8 +8,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness.codecs import WireChunk, need
+from harness.codecs import need
 from harness.model import driver as dv
+from harness.model.driver import WireChunk
 from harness.wire import DONE, WireError, json_data, parse_sse
 
 QUIRKS = {
@@ -58,7 +59,7 @@ class OpenAIChatCodec:
     quirks = QUIRKS
 
     def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
-        cycles = sum(isinstance(e, dv.MessageStart) for e in turn)
+        cycles = sum(isinstance(e, dv.CycleStart) for e in turn)
         if cycles > 1:
             return "a Chat Completions stream carries one message cycle; this turn has several"
         if any(isinstance(e, dv.Ping) for e in turn):
@@ -95,7 +96,7 @@ class OpenAIChatCodec:
         for i, event in enumerate(turn):
             if "keep_alive" in quirks and out:
                 out.append(WireChunk(": keep-alive\n\n", i, carries=False))
-            if isinstance(event, dv.MessageStart):
+            if isinstance(event, dv.CycleStart):
                 message_id = event.message_id
                 out.append(
                     _chunk(message_id, {"role": "assistant", "content": "", "refusal": None}, i)
@@ -137,12 +138,12 @@ class OpenAIChatCodec:
                 # learns that it is complete from the chunk after it
                 pending_whole.append((calls[event.index]["start"], calls[event.index]))
                 flush_whole()
-            elif isinstance(event, dv.MessageDelta):
+            elif isinstance(event, dv.CycleDelta):
                 finish = _FINISH[event.stop_reason]
                 if finish == "tool_calls" and "finish_stop_with_tools" in quirks:
                     finish = "stop"
                 out.append(_chunk(message_id, {}, i, finish))
-            elif isinstance(event, dv.MessageStop):
+            elif isinstance(event, dv.CycleStop):
                 if "usage_chunk" in quirks:
                     usage = {
                         "id": message_id,
@@ -237,14 +238,14 @@ class _Reader:
         self.last_line = line
         if data is DONE:
             self.close_blocks(line)
-            self.out.append(dv.MessageStop(line=line))
+            self.out.append(dv.CycleStop(line=line))
             self.stopped = True
             return True
         need(data, dict, "a chunk", source, line)
         if "error" in data:
             raise WireError(source, line, f"the stream reports an error: {data['error']}")
         if not self.started:
-            self.out.append(dv.MessageStart(message_id=str(data.get("id", "")), line=line))
+            self.out.append(dv.CycleStart(message_id=str(data.get("id", "")), line=line))
             self.started = True
         for entry in need(data.get("choices") or [], list, "choices", source, line):
             need(entry, dict, "a choice", source, line)
@@ -273,7 +274,7 @@ class _Reader:
                 reason = _REASON.get(
                     need(entry["finish_reason"], str, "finish_reason", source, line), "end_turn"
                 )
-                self.out.append(dv.MessageDelta(stop_reason=dv.stop_reason(reason), line=line))
+                self.out.append(dv.CycleDelta(stop_reason=dv.stop_reason(reason), line=line))
         return False
 
     def call_delta(self, call: dict[str, Any], line: int) -> None:
@@ -304,5 +305,5 @@ class _Reader:
     def finish(self) -> tuple[dv.TurnEvent, ...]:
         if self.started and not self.stopped:
             self.close_blocks(self.last_line)
-            self.out.append(dv.MessageStop(line=self.last_line))
+            self.out.append(dv.CycleStop(line=self.last_line))
         return tuple(self.out)

@@ -46,8 +46,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.codecs import WireChunk
 from harness.model import driver as dv
+from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
 
 QUIRKS = {
@@ -207,9 +207,9 @@ class OpenAIResponsesCodec:
     quirks = QUIRKS
 
     def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
-        if not turn or not isinstance(turn[0], dv.MessageStart):
+        if not turn or not isinstance(turn[0], dv.CycleStart):
             return "a Responses stream starts with response.created; this turn does not start a message"
-        cycles = sum(isinstance(e, dv.MessageStart) for e in turn)
+        cycles = sum(isinstance(e, dv.CycleStart) for e in turn)
         if cycles > 1:
             return f"a Responses stream carries one response (one message cycle); this turn has {cycles}"
         if any(isinstance(e, dv.Ping) for e in turn):
@@ -218,7 +218,7 @@ class OpenAIResponsesCodec:
         stopped: set[int] = set()
         reason: str | None = None
         for n, event in enumerate(turn):
-            if reason is not None and not isinstance(event, dv.MessageStop):
+            if reason is not None and not isinstance(event, dv.CycleStop):
                 return (
                     "the stop reason and the stop are one event here (response.completed or "
                     "response.incomplete); this turn has events between them"
@@ -238,7 +238,7 @@ class OpenAIResponsesCodec:
                     return f"event {n} ({event.kind}) is for block {index}, a {blocks[index]} block"
                 if isinstance(event, dv.BlockStop):
                     stopped.add(index)
-            elif isinstance(event, dv.MessageDelta):
+            elif isinstance(event, dv.CycleDelta):
                 reason = event.stop_reason
                 calls = any(kind == "tool_use" for kind in blocks.values())
                 if reason == "stop_sequence":
@@ -250,14 +250,14 @@ class OpenAIResponsesCodec:
                         "a completed response that holds function calls stops for tool_use "
                         "(the wire has no stop reason); this turn says end_turn"
                     )
-            elif isinstance(event, dv.MessageStop):
+            elif isinstance(event, dv.CycleStop):
                 if reason is None:
                     return "response.completed carries the stop reason; this turn stops without one"
                 if n != len(turn) - 1:
                     return (
                         "a Responses stream ends at response.completed; this turn goes on after it"
                     )
-        if reason is not None and not isinstance(turn[-1], dv.MessageStop):
+        if reason is not None and not isinstance(turn[-1], dv.CycleStop):
             return "this turn gives a stop reason but never stops; the Responses stream says both at once"
         return None
 
@@ -270,7 +270,7 @@ class OpenAIResponsesCodec:
         response_id = "resp_harness"
         reason: str = "end_turn"
         for i, event in enumerate(turn):
-            if isinstance(event, dv.MessageStart):
+            if isinstance(event, dv.CycleStart):
                 response_id = event.message_id
                 for kind in ("response.created", "response.in_progress"):
                     wire.append(
@@ -302,9 +302,9 @@ class OpenAIResponsesCodec:
                     continue  # no such block, or stopped already (can_express refuses both)
                 stopping.stopped = True
                 wire.extend(self._done(stopping, i))
-            elif isinstance(event, dv.MessageDelta):
+            elif isinstance(event, dv.CycleDelta):
                 reason = event.stop_reason
-            elif isinstance(event, dv.MessageStop):
+            elif isinstance(event, dv.CycleStop):
                 output = [items[k].final() for k in sorted(items, key=lambda k: items[k].position)]
                 if reason == "max_tokens":
                     response = self._response(response_id, "incomplete", output)
@@ -453,7 +453,7 @@ class _Reader:
         self.streamed: set[int] = set()
         self.started = self.ended = False
 
-    def fail(self, line: int, message: str) -> WireError:
+    def error(self, line: int, message: str) -> WireError:
         return WireError(self.source, line, message)
 
     def block_of(self, item_id: Any, position: Any, kind: str, line: int) -> int:
@@ -462,29 +462,29 @@ class _Reader:
             return self.by_item[item_id]
         if item_id is None and isinstance(position, int) and position in self.blocks:
             return position
-        raise self.fail(line, f"{kind} for an item the stream never added ({item_id!r})")
+        raise self.error(line, f"{kind} for an item the stream never added ({item_id!r})")
 
     def read(self, line: int, data: Any, name: str | None) -> None:
         if not isinstance(data, dict):
-            raise self.fail(line, f"expected a JSON object, got {data!r}")
+            raise self.error(line, f"expected a JSON object, got {data!r}")
         kind = data.get("type") or name
         if not isinstance(kind, str):
-            raise self.fail(line, "the event has no type")
+            raise self.error(line, "the event has no type")
         if kind == "error":
-            raise self.fail(line, f"the stream reports an error: {data.get('message')}")
+            raise self.error(line, f"the stream reports an error: {data.get('message')}")
         if self.ended:
-            raise self.fail(line, f"{kind} after the response ended")
+            raise self.error(line, f"{kind} after the response ended")
         if kind == "response.created":
             if self.started:
-                raise self.fail(line, "a second response.created: one stream is one response")
+                raise self.error(line, "a second response.created: one stream is one response")
             self.started = True
             response = data.get("response") or {}
-            self.out.append(dv.MessageStart(message_id=str(response.get("id", "")), line=line))
+            self.out.append(dv.CycleStart(message_id=str(response.get("id", "")), line=line))
         elif kind == "response.failed":
             response = data.get("response") or {}
-            raise self.fail(line, f"the response failed: {response.get('error')}")
+            raise self.error(line, f"the response failed: {response.get('error')}")
         elif not self.started and not ignored(kind):
-            raise self.fail(line, f"{kind} before response.created")
+            raise self.error(line, f"{kind} before response.created")
         elif kind == "response.output_item.added":
             self.added(line, data)
         elif kind in _DELTA_BLOCKS:
@@ -502,7 +502,7 @@ class _Reader:
         elif kind in ("response.completed", "response.incomplete"):
             self.finish(line, kind, data.get("response") or {})
         elif not ignored(kind):
-            raise self.fail(line, f"unknown event type {kind!r}")
+            raise self.error(line, f"unknown event type {kind!r}")
 
     def added(self, line: int, data: dict[str, Any]) -> None:
         item = data.get("item") or {}
@@ -511,7 +511,7 @@ class _Reader:
             return  # a tool the server runs, a custom tool: not a canonical block
         position = data.get("output_index", len(self.blocks))
         if not isinstance(position, int) or position in self.blocks:
-            raise self.fail(line, f"output_index {position!r} is not a new item")
+            raise self.error(line, f"output_index {position!r} is not a new item")
         self.blocks[position] = block
         self.by_item[str(item.get("id", ""))] = position
         self.open.add(position)
@@ -531,9 +531,9 @@ class _Reader:
     def delta(self, line: int, kind: str, data: dict[str, Any]) -> None:
         index = self.block_of(data.get("item_id"), data.get("output_index"), kind, line)
         if self.blocks[index] != _DELTA_BLOCKS[kind]:
-            raise self.fail(line, f"{kind} for a {self.blocks[index]} item")
+            raise self.error(line, f"{kind} for a {self.blocks[index]} item")
         if index not in self.open:
-            raise self.fail(line, f"{kind} after its item was done")
+            raise self.error(line, f"{kind} after its item was done")
         self.streamed.add(index)
         piece = str(data.get("delta", ""))
         if self.blocks[index] == "tool_use":
@@ -549,7 +549,7 @@ class _Reader:
         if index not in self.open:
             return
         if self.blocks[index] != block:
-            raise self.fail(line, f"the end of a {block} item at a {self.blocks[index]} item")
+            raise self.error(line, f"the end of a {block} item at a {self.blocks[index]} item")
         if index not in self.streamed and whole:
             self.streamed.add(index)
             if block == "tool_use":
@@ -572,8 +572,8 @@ class _Reader:
             )
             calls = listed or "tool_use" in self.blocks.values()
             reason = "tool_use" if calls else "end_turn"
-        self.out.append(dv.MessageDelta(stop_reason=dv.stop_reason(reason), line=line))
-        self.out.append(dv.MessageStop(line=line))
+        self.out.append(dv.CycleDelta(stop_reason=dv.stop_reason(reason), line=line))
+        self.out.append(dv.CycleStop(line=line))
         self.ended = True
 
 

@@ -35,7 +35,9 @@ class TurnEvent:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MessageStart(TurnEvent):
+class CycleStart(TurnEvent):
+    """A message cycle starts (``message_start`` on the wire)."""
+
     kind: ClassVar[str] = "message_start"
     message_id: str
 
@@ -79,13 +81,17 @@ class BlockStop(TurnEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MessageDelta(TurnEvent):
+class CycleDelta(TurnEvent):
+    """Why the cycle stopped (``message_delta``); a ``tool_use`` stop does not end the turn."""
+
     kind: ClassVar[str] = "message_delta"
     stop_reason: StopReason
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MessageStop(TurnEvent):
+class CycleStop(TurnEvent):
+    """The cycle ends (``message_stop``)."""
+
     kind: ClassVar[str] = "message_stop"
 
 
@@ -94,17 +100,30 @@ class Ping(TurnEvent):
     kind: ClassVar[str] = "ping"
 
 
+@dataclass(frozen=True, slots=True)
+class WireChunk:
+    """What a driver reads: the raw text of one server-sent event (or JSON chunk) as the body
+    carries it, with the index of the canonical event it came from, so a rule can say which
+    event a driver was at."""
+
+    data: str
+    #: index of the canonical event that produced it
+    origin: int
+    #: False for a chunk that carries nothing of the turn (a keep-alive comment)
+    carries: bool = True
+
+
 TURN_EVENT_TYPES: dict[str, type[TurnEvent]] = {
     cls.kind: cls
     for cls in (
-        MessageStart,
+        CycleStart,
         BlockStart,
         TextDelta,
         ThinkingDelta,
         ArgumentsDelta,
         BlockStop,
-        MessageDelta,
-        MessageStop,
+        CycleDelta,
+        CycleStop,
         Ping,
     )
 }
@@ -245,7 +264,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         )
 
     for i, event in enumerate(events):
-        if isinstance(event, MessageStart):
+        if isinstance(event, CycleStart):
             open_calls.clear()
             open_text.clear()
         elif isinstance(event, BlockStart):
@@ -269,14 +288,14 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
             if event.index in open_text:
                 start, parts = open_text.pop(event.index)
                 texts.append((start, "".join(parts)))
-        elif isinstance(event, MessageDelta):
+        elif isinstance(event, CycleDelta):
             reason = event.stop_reason
             for index in sorted(open_calls):  # a cut stream: the calls end with the message
                 close_call(index, i)
             for index in sorted(open_text):
                 start, parts = open_text.pop(index)
                 texts.append((start, "".join(parts)))
-        elif isinstance(event, MessageStop):
+        elif isinstance(event, CycleStop):
             stops.append(i)
             if reason != "tool_use":
                 called = any(call.cycle == cycle and not call.server for call in calls)

@@ -16,8 +16,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from harness.codecs import WireChunk, dialects
-from harness.model.driver import DriverOutput, MalformedOutput, coerce_output, turn_facts
+from harness.codecs import dialects
+from harness.model.driver import DriverOutput, MalformedOutput, WireChunk, coerce_output, turn_facts
 from harness.replay._watchdog import Progress
 from harness.replay.session import AdapterFailure
 from harness.rules.driver import DriverCheck, DriverRun

@@ -20,7 +20,7 @@ from harness.model.observation import MalformedObservation, Message, coerce_tran
 from harness.replay.session import AdapterFailure, SessionReplay
 from harness.rules.history import HistoryCheck, StoredSession
 from harness.rules.registry import Rule
-from harness.rules.session import Checkpoint
+from harness.rules.session import ObservationPoint
 from harness.scenario.loader import Scenario
 
 
@@ -51,7 +51,7 @@ class HistoryReplay(SessionReplay):
                 self.roots_at[i] = tuple(roots)
                 self.at_rest[i] = frozenset(s for s in roots if not open_interactions.get(s))
 
-    def queries(self, checkpoint: Checkpoint) -> list[tuple[str, tuple[Any, ...]]]:
+    def queries(self, checkpoint: ObservationPoint) -> list[tuple[str, tuple[Any, ...]]]:
         asked: list[tuple[str, tuple[Any, ...]]] = []
         for session_id in self.roots_at[checkpoint.index]:
             asked += [("history", (session_id,)), ("request", (session_id,))]
@@ -59,7 +59,7 @@ class HistoryReplay(SessionReplay):
                 asked.append(("rebuild", (session_id,)))
         return asked
 
-    def check_answers(self, checkpoint: Checkpoint, answers: list[Any]) -> None:
+    def check_answers(self, checkpoint: ObservationPoint, answers: list[Any]) -> None:
         sessions: dict[str, StoredSession] = {}
         per = 3 if checkpoint.final else 2
         for n, session_id in enumerate(self.roots_at[checkpoint.index]):
@@ -83,18 +83,20 @@ class HistoryReplay(SessionReplay):
                     (violation.rule, violation.event_index, violation.message), violation
                 )
 
-    def _malformed(self, checkpoint: Checkpoint, what: str, problem: str) -> AdapterFailure:
+    def _malformed(self, checkpoint: ObservationPoint, what: str, problem: str) -> AdapterFailure:
         return AdapterFailure(
             checkpoint.index,
             f"the adapter returned a malformed observation from {what} at the checkpoint after "
             f"event {checkpoint.index} ({checkpoint.reason}): {problem}",
         )
 
-    def _history(self, value: Any, what: str, checkpoint: Checkpoint) -> tuple[HistoryMessage, ...]:
+    def _history(
+        self, value: Any, what: str, checkpoint: ObservationPoint
+    ) -> tuple[HistoryMessage, ...]:
         return self._request(value, what, checkpoint)[1]
 
     def _request(
-        self, value: Any, what: str, checkpoint: Checkpoint
+        self, value: Any, what: str, checkpoint: ObservationPoint
     ) -> tuple[str, tuple[HistoryMessage, ...]]:
         if isinstance(value, tuple) and all(isinstance(m, HistoryMessage) for m in value):
             return "neutral", value
@@ -108,7 +110,9 @@ class HistoryReplay(SessionReplay):
         except HistoryFormatError as exc:
             raise self._malformed(checkpoint, what, str(exc)) from None
 
-    def _rebuilt(self, value: Any, session_id: str, checkpoint: Checkpoint) -> tuple[Message, ...]:
+    def _rebuilt(
+        self, value: Any, session_id: str, checkpoint: ObservationPoint
+    ) -> tuple[Message, ...]:
         try:
             transcript = coerce_transcript({"sessions": {session_id: {"messages": value}}})
         except MalformedObservation as exc:

@@ -27,7 +27,7 @@ from harness.model.observation import (
 )
 from harness.replay._watchdog import Progress
 from harness.rules.registry import Rule, Violation
-from harness.rules.session import Checkpoint, SessionCheck
+from harness.rules.session import ObservationPoint, SessionCheck
 from harness.rules.session_ledger import SessionLedger
 from harness.scenario.loader import Expectation, Scenario
 
@@ -40,27 +40,27 @@ class AdapterFailure(Exception):
         self.index = index
 
 
-def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[Checkpoint]:
-    plan: list[Checkpoint] = []
+def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[ObservationPoint]:
+    plan: list[ObservationPoint] = []
     for i, event in enumerate(trace):
         kind = type(event)
         if kind is ev.UserTurnStart:
-            plan.append(Checkpoint(i, "user turn start", False))
+            plan.append(ObservationPoint(i, "user turn start", False))
         elif kind is ev.InteractionEnd:
-            plan.append(Checkpoint(i, f"interaction end of {event.session_id}", False))
+            plan.append(ObservationPoint(i, f"interaction end of {event.session_id}", False))
         elif kind is ev.Resume:
             plan.append(
-                Checkpoint(
+                ObservationPoint(
                     i, f"resume of {event.session_id}", True, resumed_session=event.session_id
                 )
             )
         elif kind is ev.Checkpoint:
-            plan.append(Checkpoint(i, f"checkpoint {event.name}", True))  # type: ignore[attr-defined]
+            plan.append(ObservationPoint(i, f"checkpoint {event.name}", True))  # type: ignore[attr-defined]
     last = len(trace) - 1
     if plan and plan[-1].index == last:
-        plan[-1] = Checkpoint(last, plan[-1].reason, True, True, plan[-1].resumed_session)
+        plan[-1] = ObservationPoint(last, plan[-1].reason, True, True, plan[-1].resumed_session)
     else:
-        plan.append(Checkpoint(last, "end of trace", True, True))
+        plan.append(ObservationPoint(last, "end of trace", True, True))
     return plan
 
 
@@ -68,7 +68,7 @@ def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[Checkpoint]:
 class Prepared:
     """What a scenario's replays share: the checkpoint plan and the ledger."""
 
-    plan: tuple[Checkpoint, ...]
+    plan: tuple[ObservationPoint, ...]
     ledger: SessionLedger
     #: event index -> name of the scenario's ``checkpoint`` step there
     checkpoint_names: dict[int, str]
@@ -116,7 +116,7 @@ class SessionReplay:
     def violations(self) -> tuple[Violation, ...]:
         return tuple(sorted(self.found.values(), key=lambda v: (v.event_index, v.rule)))
 
-    def segments(self) -> Iterator[tuple[int, int, Checkpoint]]:
+    def segments(self) -> Iterator[tuple[int, int, ObservationPoint]]:
         """(start, stop, checkpoint): feed trace[start:stop], then observe."""
         start = 0
         for checkpoint in self.plan:
@@ -186,13 +186,13 @@ class SessionReplay:
 
     # -- what each layer asks and checks -------------------------------------------------------
 
-    def queries(self, checkpoint: Checkpoint) -> list[tuple[str, tuple[Any, ...]]]:
+    def queries(self, checkpoint: ObservationPoint) -> list[tuple[str, tuple[Any, ...]]]:
         """The adapter methods to call at this checkpoint, with their arguments."""
         if checkpoint.full:
             return [("notifications", ()), ("transcript", ())]
         return [("notifications", ())]
 
-    def check_answers(self, checkpoint: Checkpoint, answers: list[Any]) -> None:
+    def check_answers(self, checkpoint: ObservationPoint, answers: list[Any]) -> None:
         notes = self._coerce(coerce_notifications, answers[0], checkpoint)
         transcript = (
             self._coerce(coerce_transcript, answers[1], checkpoint) if checkpoint.full else None
@@ -211,7 +211,7 @@ class SessionReplay:
         method: Any,
         name: str,
         args: tuple[Any, ...],
-        checkpoint: Checkpoint,
+        checkpoint: ObservationPoint,
         progress: Progress,
     ) -> Any:
         what = f"{name}({', '.join(map(repr, args))})"
@@ -226,7 +226,7 @@ class SessionReplay:
         method: Any,
         name: str,
         args: tuple[Any, ...],
-        checkpoint: Checkpoint,
+        checkpoint: ObservationPoint,
         progress: Progress,
     ) -> Any:
         value = self._call(method, name, args, checkpoint, progress)
@@ -239,7 +239,7 @@ class SessionReplay:
                 raise self._raised(exc, f"{name}()", checkpoint.index) from exc
         return value
 
-    def _coerce(self, coerce: Any, value: Any, checkpoint: Checkpoint) -> Any:
+    def _coerce(self, coerce: Any, value: Any, checkpoint: ObservationPoint) -> Any:
         try:
             return coerce(value)
         except MalformedObservation as exc:
@@ -252,7 +252,10 @@ class SessionReplay:
     # -- checking ----------------------------------------------------------------------------
 
     def check(
-        self, checkpoint: Checkpoint, notes: tuple[Notification, ...], transcript: Transcript | None
+        self,
+        checkpoint: ObservationPoint,
+        notes: tuple[Notification, ...],
+        transcript: Transcript | None,
     ) -> None:
         if checkpoint.final and transcript is not None:
             self.observation = Observation(notes, transcript)
@@ -274,7 +277,7 @@ class SessionReplay:
 
 def pinned(
     expectation: Expectation,
-    checkpoint: Checkpoint,
+    checkpoint: ObservationPoint,
     notes: tuple[Notification, ...],
     transcript: Transcript,
 ) -> Iterator[Violation]:

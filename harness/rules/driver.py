@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from harness.codecs import WireChunk
 from harness.model.driver import (
     DriverOutput,
     ExpectedCall,
@@ -14,6 +13,7 @@ from harness.model.driver import (
     ToolCallOut,
     TurnEnd,
     TurnFacts,
+    WireChunk,
 )
 from harness.rules.registry import Violation, rule
 

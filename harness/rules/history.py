@@ -17,7 +17,7 @@ from harness.model.history import (
 )
 from harness.model.observation import Message
 from harness.rules.registry import Violation, rule
-from harness.rules.session import Checkpoint
+from harness.rules.session import ObservationPoint
 from harness.rules.session_ledger import CallRecord, SessionLedger, project_history
 
 SEED_004 = "seed 004 (docker-agent #2053: corrupted session history)"
@@ -41,7 +41,7 @@ class HistoryCheck:
         self,
         ledger: SessionLedger,
         trace: Sequence[ev.SessionEvent],
-        checkpoint: Checkpoint,
+        checkpoint: ObservationPoint,
         sessions: dict[str, StoredSession],
     ) -> None:
         self.ledger = ledger

@@ -19,7 +19,7 @@ SEED_000 = "seed 000 (Agent C tool call event handling)"
 
 
 @dataclass(frozen=True, slots=True)
-class Checkpoint:
+class ObservationPoint:
     """Where the replayer observed the adapter: after event ``index``."""
 
     index: int
@@ -36,7 +36,7 @@ class SessionCheck:
         self,
         ledger: SessionLedger,
         trace: Sequence[ev.SessionEvent],
-        checkpoint: Checkpoint,
+        checkpoint: ObservationPoint,
         notifications: tuple[Notification, ...],
         transcript: Transcript | None,
     ) -> None:

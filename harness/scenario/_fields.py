@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Collection
-from typing import Any
+from typing import Any, NoReturn
 
 from harness._errors import Problem
-from harness.scenario._yaml import LocatedDict, LocatedList
+from harness._yaml import LocatedDict, LocatedList
 
 
 class Invalid(Exception):
@@ -41,7 +41,7 @@ class Fields:
         """Record a problem that does not stop reading this item."""
         self.problems.append(Problem(self.path, line, message))
 
-    def fail(self, line: builtins.int, message: builtins.str) -> Invalid:
+    def fail(self, line: builtins.int, message: builtins.str) -> NoReturn:
         self.problems.append(Problem(self.path, line, message))
         raise Invalid
 
@@ -68,7 +68,7 @@ class Fields:
         if key not in self.data:
             if default is None:
                 self.fail(self.line, f"{self.where} is missing the required field {key!r}")
-            return default  # type: ignore[return-value]
+            return default
         value = self.data[key]
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             self.fail(
@@ -91,7 +91,7 @@ class Fields:
         if key not in self.data:
             if default is None:
                 self.fail(self.line, f"{self.where} is missing the required field {key!r}")
-            return default  # type: ignore[return-value]
+            return default
         value = self.data[key]
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(
@@ -139,7 +139,7 @@ class Fields:
                 self.line_of(key),
                 f"{key!r} in {self.where} should be a list, got {_describe(value)}",
             )
-        return value  # type: ignore[no-any-return]
+        return value
 
     def str_list(self, key: builtins.str) -> tuple[builtins.str, ...]:
         items = self.list(key)

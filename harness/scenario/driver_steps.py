@@ -7,9 +7,9 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from harness._yaml import LocatedDict
 from harness.model import driver as dv
 from harness.scenario._fields import Fields
-from harness.scenario._yaml import LocatedDict
 from harness.scenario.generators import split_text
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def _cycle(parser: _Parser, f: Fields) -> list[Any]:
     f.check_keys(("id", "stop_reason", "blocks"))
     parser.auto_ids += 1
     message_id = f.str("id", f"msg_{parser.auto_ids:04d}")
-    out: list[dv.TurnEvent] = [dv.MessageStart(message_id=message_id, line=f.line)]
+    out: list[dv.TurnEvent] = [dv.CycleStart(message_id=message_id, line=f.line)]
     items = f.list("blocks", required=True)
     has_tools = False
     for index, item in enumerate(items):
@@ -95,20 +95,20 @@ def _cycle(parser: _Parser, f: Fields) -> list[Any]:
             )
             out.append(dv.BlockStop(index=index, line=line))
     reason = f.choice("stop_reason", dv.STOP_REASONS, "tool_use" if has_tools else "end_turn")
-    out += [dv.MessageDelta(stop_reason=reason, line=f.line), dv.MessageStop(line=f.line)]  # type: ignore[arg-type]
+    out += [dv.CycleDelta(stop_reason=reason, line=f.line), dv.CycleStop(line=f.line)]  # type: ignore[arg-type]
     parser.budget.take(len(out), f, "blocks")
     return out
 
 
 DRIVER_STEP_HANDLERS: dict[str, Handler] = {
     "cycle": _cycle,
-    "message_start": _event(dv.MessageStart, "message_id"),
+    "message_start": _event(dv.CycleStart, "message_id"),
     "block_start": _event(dv.BlockStart, "index", "block", "id", "name"),
     "text_delta": _event(dv.TextDelta, "index", "text"),
     "thinking_delta": _event(dv.ThinkingDelta, "index", "text"),
     "arguments_delta": _event(dv.ArgumentsDelta, "index", "fragment"),
     "block_stop": _event(dv.BlockStop, "index"),
-    "message_delta": _event(dv.MessageDelta, "stop_reason"),
-    "message_stop": _event(dv.MessageStop),
+    "message_delta": _event(dv.CycleDelta, "stop_reason"),
+    "message_stop": _event(dv.CycleStop),
     "ping": _event(dv.Ping),
 }

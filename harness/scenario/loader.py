@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness._errors import Problem, ScenarioError
+from harness._yaml import LocatedDict, LocatedList, load_yaml
 from harness.model import driver as dv
 from harness.model import history as hist
 from harness.model import session as ev
 from harness.scenario._fields import Fields, Invalid
-from harness.scenario._yaml import LocatedDict, LocatedList, load_yaml
 from harness.scenario.generators import MAX_EVENTS, burst_events, message_events, split_text
 
 LAYERS = ("session", "driver", "history")
@@ -654,7 +654,7 @@ class _Parser:
         )
         session_id, parent = self.session_of(f)
         call = ev.ToolCall(f.str("id"), f.str("name"), self.arguments(f))
-        kw = {"session_id": session_id, "parent_session_id": parent, "line": f.line}
+        kw: dict[str, Any] = {"session_id": session_id, "parent_session_id": parent, "line": f.line}
         out: list[ev.SessionEvent] = []
         if f.bool("select", True):
             out.append(ev.ToolSelect(calls=(ev.ToolCall(call.id, call.name, ""),), **kw))
@@ -680,7 +680,7 @@ class _Parser:
             )
         )
         session_id, parent = self.session_of(f)
-        kw = {"session_id": session_id, "parent_session_id": parent, "line": f.line}
+        kw: dict[str, Any] = {"session_id": session_id, "parent_session_id": parent, "line": f.line}
         delegation = f.bool("delegation", False)
         call_id, name = f.str("call_id"), f.str("tool_name")
         pieces = _split(f.str("content", ""), f.int("chunks", 3, minimum=1))

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from harness.scenario._yaml import expanded_size
+from harness._yaml import expanded_size
 from harness.wire import WireError
 
 #: A cassette may not stand for more YAML values than this once its aliases are expanded.

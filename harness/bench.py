@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from harness.adapters.registry import BUNDLED
 from harness.replay import replay
 from harness.replay.session import prepare
-from harness.scenario.loader import Scenario, parse_scenario
+from harness.scenario import SessionScenario, parse_scenario
 
 _TEMPLATE = """
 id: bench-delegation
@@ -59,8 +59,10 @@ class BenchResult:
         ]
 
 
-def bench_scenario(events: int) -> Scenario:
-    return parse_scenario(_TEMPLATE.format(burst=max(4, events - 13)), "<bench>")
+def bench_scenario(events: int) -> SessionScenario:
+    scenario = parse_scenario(_TEMPLATE.format(burst=max(4, events - 13)), "<bench>")
+    assert isinstance(scenario, SessionScenario)  # the template is a session scenario
+    return scenario
 
 
 def _timed(run: Callable[[], None]) -> float:

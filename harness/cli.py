@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
-from harness.scenario.loader import Scenario
+from harness.scenario import Scenario
 from harness.wire import WireError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -112,7 +112,7 @@ def _print_problems(problems: Sequence[Problem]) -> None:
 
 
 def _load(paths: Sequence[str]) -> list[Scenario]:
-    from harness.scenario.loader import load_all
+    from harness.scenario import load_all
 
     scenarios, problems = load_all(paths)
     if problems:
@@ -159,7 +159,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     scenarios = _load(args.paths)
-    events = sum(len(s.trace) + len(s.turn) for s in scenarios)
+    events = sum(len(s.events) for s in scenarios)
     print(f"{len(scenarios)} scenarios valid ({events:,} events after expansion)")
     return EXIT_OK
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.replay import replay
 from harness.replay.result import ScenarioResult
-from harness.scenario.loader import Scenario
+from harness.scenario import Scenario
 
 
 @dataclass(frozen=True)

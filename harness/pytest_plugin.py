@@ -136,7 +136,7 @@ def pytest_collection_modifyitems(
     """Add the scenario items first, so -k, -m, --lf and xdist see them like any other."""
     added: list[pytest.Item] = []
     for folder, prefix in _scenario_folders(config):
-        from harness.scenario.loader import discover
+        from harness.scenario import discover
 
         for path in discover([folder]):
             relative = path.relative_to(folder).as_posix()
@@ -147,7 +147,7 @@ def pytest_collection_modifyitems(
 
 class ScenarioFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        from harness.scenario.loader import load_scenario
+        from harness.scenario import load_scenario
 
         try:
             scenario = load_scenario(self.path)

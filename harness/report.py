@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
+from harness.scenario import SessionScenario
 
 _MARK = {"pass": "PASS ", "fail": "FAIL ", "skip": "SKIP ", "error": "ERROR"}
 
@@ -19,6 +20,8 @@ def reproduce_command(result: ScenarioResult) -> str:
 
 def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> list[str]:
     """The events around the violation's event, one line each, the event itself marked."""
+    if not isinstance(result.scenario, SessionScenario):
+        return []
     trace = result.scenario.trace
     lines = []
     lo, hi = (

@@ -11,7 +11,7 @@ from functools import cache
 import pytest
 
 from conftest import LIBRARY
-from harness.adapters.registry import BUNDLED
+from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.replay import ScenarioResult, replay
 from harness.replay.driver import DriverReplay
 from harness.rules import RULES
@@ -89,7 +89,7 @@ def applies(adapter, scenario) -> bool:
 @pytest.mark.parametrize(
     ("reference", "scenario"),
     [(a, s) for a in REFERENCES for s in SCENARIOS if applies(a, s)],
-    ids=lambda x: x.id if hasattr(x, "trace") else x.name,
+    ids=lambda x: x.name if isinstance(x, AdapterInfo) else x.id,
 )
 def test_reference_passes(reference, scenario):
     result = replay(scenario, reference)

@@ -712,17 +712,15 @@ def test_oversized_generators_fail_fast(
     path = write(tmp_path, text)
     import harness.rules  # noqa: F401 - imported before measuring, so only the load is measured
 
+    # Refused before expanding: the memory figure shows it without a flaky time limit.
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         with pytest.raises(ScenarioError) as info:
             load_scenario(path)
-        elapsed = time.perf_counter() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert_one(list(info.value.problems), path, line, *words)
-    assert elapsed < 0.5, f"took {elapsed:.2f}s"
     assert peak < 50 * 2**20, f"allocated {peak / 2**20:.0f} MiB before refusing"
 
 

@@ -14,7 +14,7 @@ from harness.replay.history import HistoryReplay
 from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import AdapterFailure, SessionReplay
 from harness.rules.registry import rules_for
-from harness.scenario.loader import Scenario
+from harness.scenario import DriverScenario, Scenario
 
 #: Seconds one adapter call may take before the replay is abandoned as hung.
 DEFAULT_TIMEOUT = 10.0
@@ -39,7 +39,7 @@ def replay(
         scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
     )
     run: SessionReplay | DriverReplay
-    if scenario.layer == "driver":
+    if isinstance(scenario, DriverScenario):
         run = DriverReplay(scenario, rules)
     else:
         run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)

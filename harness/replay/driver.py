@@ -22,7 +22,7 @@ from harness.replay._watchdog import Progress
 from harness.replay.session import AdapterFailure
 from harness.rules.driver import DriverCheck, DriverRun
 from harness.rules.registry import Rule, Violation
-from harness.scenario.loader import Scenario
+from harness.scenario import DriverScenario
 
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
@@ -83,7 +83,7 @@ class AsyncSource(_Source):
         self.closed = True
 
 
-def recorded_chunks(scenario: Scenario) -> tuple[WireChunk, ...]:
+def recorded_chunks(scenario: DriverScenario) -> tuple[WireChunk, ...]:
     """A recorded stream's events as they arrived, each tied to the last canonical event the
     decoder read from it (by line: the decoders keep the stream's order, so one walk does)."""
     out = []
@@ -97,7 +97,7 @@ def recorded_chunks(scenario: Scenario) -> tuple[WireChunk, ...]:
 
 
 class DriverReplay:
-    def __init__(self, scenario: Scenario, rules: Sequence[Rule]) -> None:
+    def __init__(self, scenario: DriverScenario, rules: Sequence[Rule]) -> None:
         self.scenario = scenario
         self.rules = list(rules)
         self.found: dict[tuple[str, int, str], Violation] = {}

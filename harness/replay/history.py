@@ -21,11 +21,11 @@ from harness.replay.session import AdapterFailure, SessionReplay
 from harness.rules.history import HistoryCheck, StoredSession
 from harness.rules.registry import Rule
 from harness.rules.session import ObservationPoint
-from harness.scenario.loader import Scenario
+from harness.scenario import SessionScenario
 
 
 class HistoryReplay(SessionReplay):
-    def __init__(self, scenario: Scenario, rules: Sequence[Rule]) -> None:
+    def __init__(self, scenario: SessionScenario, rules: Sequence[Rule]) -> None:
         super().__init__(scenario, rules)
         self.roots_at: dict[int, tuple[str, ...]] = {}
         self.at_rest: dict[int, frozenset[str]] = {}

@@ -7,7 +7,7 @@ from typing import Literal
 
 from harness.model.observation import Observation
 from harness.rules.registry import Violation
-from harness.scenario.loader import Scenario
+from harness.scenario import Scenario
 
 Status = Literal["pass", "fail", "skip", "error"]
 

@@ -29,7 +29,7 @@ from harness.replay._watchdog import Progress
 from harness.rules.registry import Rule, Violation
 from harness.rules.session import ObservationPoint, SessionCheck
 from harness.rules.session_ledger import SessionLedger
-from harness.scenario.loader import Expectation, Scenario
+from harness.scenario import Expectation, SessionScenario
 
 
 class AdapterFailure(Exception):
@@ -74,11 +74,11 @@ class Prepared:
     checkpoint_names: dict[int, str]
 
 
-_PREPARED: weakref.WeakKeyDictionary[Scenario, Prepared] = weakref.WeakKeyDictionary()
+_PREPARED: weakref.WeakKeyDictionary[SessionScenario, Prepared] = weakref.WeakKeyDictionary()
 _PREPARING = threading.Lock()
 
 
-def prepare(scenario: Scenario) -> Prepared:
+def prepare(scenario: SessionScenario) -> Prepared:
     """Derive the plan and the ledger once per scenario (like expanding its events)."""
     with _PREPARING:
         prepared = _PREPARED.get(scenario)
@@ -98,7 +98,7 @@ def prepare(scenario: Scenario) -> Prepared:
 class SessionReplay:
     """One replay of a prepared scenario: the violations found so far."""
 
-    def __init__(self, scenario: Scenario, rules: Sequence[Rule]) -> None:
+    def __init__(self, scenario: SessionScenario, rules: Sequence[Rule]) -> None:
         self.scenario = scenario
         self.trace = scenario.trace
         prepared = prepare(scenario)

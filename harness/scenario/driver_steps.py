@@ -3,24 +3,19 @@ cycle's blocks in a few lines."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness._yaml import LocatedDict
 from harness.model import driver as dv
 from harness.scenario._fields import Fields
 from harness.scenario.generators import split_text
+from harness.scenario.reader import Handler, StepReader
 
-if TYPE_CHECKING:
-    from harness.scenario.loader import _Parser
-
-Handler = Callable[["_Parser", Fields], list[Any]]
 _BLOCKS = ("text", "thinking", "tool_use")
 
 
 def _event(cls: type[dv.TurnEvent], *keys: str) -> Handler:
-    def read(parser: _Parser, f: Fields) -> list[Any]:
+    def read(r: StepReader, f: Fields) -> list[Any]:
         f.check_keys(keys)
         values: dict[str, Any] = {}
         for key in keys:
@@ -34,28 +29,16 @@ def _event(cls: type[dv.TurnEvent], *keys: str) -> Handler:
                 values[key] = f.str(key, "")
             else:
                 values[key] = f.str(key)
-        parser.budget.take(1, f, keys[0] if keys else "line")
+        r.budget.take(1, f, keys[0] if keys else "line")
         return [cls(line=f.line, **values)]
 
     return read
 
 
-def _arguments(f: Fields) -> str:
-    if f.has("input") and f.has("arguments"):
-        f.fail(
-            f.line_of("arguments"),
-            "give either 'input' (a value) or 'arguments' (raw JSON text), not both",
-        )
-    if f.has("arguments"):
-        return f.str("arguments")
-    return json.dumps(f.raw("input", {}))
-
-
-def _cycle(parser: _Parser, f: Fields) -> list[Any]:
+def _cycle(r: StepReader, f: Fields) -> list[Any]:
     """start, each block (start, deltas, stop), the stop reason, stop."""
     f.check_keys(("id", "stop_reason", "blocks"))
-    parser.auto_ids += 1
-    message_id = f.str("id", f"msg_{parser.auto_ids:04d}")
+    message_id = f.str("id", f"msg_{r.auto_number():04d}")
     out: list[dv.TurnEvent] = [dv.CycleStart(message_id=message_id, line=f.line)]
     items = f.list("blocks", required=True)
     has_tools = False
@@ -67,7 +50,7 @@ def _cycle(parser: _Parser, f: Fields) -> list[Any]:
         if isinstance(body, str) and kind in ("text", "thinking"):
             body = LocatedDict({"text": body})
             body.line, body.value_lines = line, {}
-        b = parser.fields(body, f"a {kind} block", line)
+        b = r.fields(body, f"a {kind} block", line)
         if kind == "tool_use":
             has_tools = True
             b.check_keys(("id", "name", "input", "arguments", "chunks", "fragments", "stopped"))
@@ -80,7 +63,7 @@ def _cycle(parser: _Parser, f: Fields) -> list[Any]:
             if b.has("fragments"):
                 pieces = list(b.str_list("fragments"))
             else:
-                arguments = _arguments(b)
+                arguments = r.arguments(b)
                 pieces = split_text(arguments, b.int("chunks", 3, minimum=1)) if arguments else []
             out.extend(dv.ArgumentsDelta(index=index, fragment=p, line=line) for p in pieces)
             if b.bool("stopped", True):
@@ -96,11 +79,11 @@ def _cycle(parser: _Parser, f: Fields) -> list[Any]:
             out.append(dv.BlockStop(index=index, line=line))
     reason = f.choice("stop_reason", dv.STOP_REASONS, "tool_use" if has_tools else "end_turn")
     out += [dv.CycleDelta(stop_reason=reason, line=f.line), dv.CycleStop(line=f.line)]  # type: ignore[arg-type]
-    parser.budget.take(len(out), f, "blocks")
+    r.budget.take(len(out), f, "blocks")
     return out
 
 
-DRIVER_STEP_HANDLERS: dict[str, Handler] = {
+DRIVER_STEPS: dict[str, Handler] = {
     "cycle": _cycle,
     "message_start": _event(dv.CycleStart, "message_id"),
     "block_start": _event(dv.BlockStart, "index", "block", "id", "name"),

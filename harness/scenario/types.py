@@ -1,0 +1,104 @@
+"""What a loaded scenario is: frozen, typed, one type per kind of trace.
+
+A session scenario (the session and history layers) holds a trace of canonical session events; a
+driver scenario holds a canonical turn and how to put it on the wire. Both share a header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeAlias
+
+from harness.model import driver as dv
+from harness.model import session as ev
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedMessage:
+    role: str
+    text: str | None
+    tool_calls: tuple[str, ...] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """Pinned observations at ``at`` (``end`` or a checkpoint name)."""
+
+    at: str
+    line: int
+    notifications: tuple[tuple[str, str, str], ...] | None = None
+    messages: Mapping[str, tuple[PinnedMessage, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class ScenarioHeader:
+    """The fields every scenario has, whatever its layer."""
+
+    id: str
+    title: str
+    description: str
+    source: str
+    layer: str
+    tags: tuple[str, ...]
+    rules: tuple[str, ...]
+    disable_rules: tuple[str, ...]
+    seed: int
+    path: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SessionScenario(ScenarioHeader):
+    """A trace of canonical session events (``harness.model.session``), for the session and
+    history layers."""
+
+    trace: tuple[ev.SessionEvent, ...]
+    expectations: tuple[Expectation, ...] = ()
+    #: the sub-sessions' events reach the adapter without their session ids (as on a channel
+    #: that does not label them): only subsession_start/end say where they begin and end
+    unlabelled_subsessions: bool = False
+    _delivered: tuple[ev.SessionEvent, ...] = ()
+
+    @property
+    def delivered(self) -> tuple[ev.SessionEvent, ...]:
+        """The events as the adapter receives them (the rules always see ``trace``)."""
+        return self._delivered or self.trace
+
+    @property
+    def events(self) -> tuple[ev.SessionEvent, ...]:
+        """The events a violation's index refers to."""
+        return self.trace
+
+    def event_line(self, index: int) -> int:
+        return self.trace[index].line if 0 <= index < len(self.trace) else self.line
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DriverScenario(ScenarioHeader):
+    """One canonical turn (``harness.model.driver``), the dialects it runs in (empty: every one
+    that can carry it), the wire quirks asked for, and where a cancellation is injected."""
+
+    turn: tuple[dv.TurnEvent, ...]
+    dialects: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = ()
+    cancel_after_reads: int | None = None
+    #: a recorded stream fed as it was: (raw text of each server-sent event, its first line)
+    raw_wire: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def events(self) -> tuple[dv.TurnEvent, ...]:
+        """The events a violation's index refers to."""
+        return self.turn
+
+    def event_line(self, index: int) -> int:
+        return self.turn[index].line if 0 <= index < len(self.turn) else self.line
+
+
+def fields_of(header: ScenarioHeader) -> dict[str, Any]:
+    """The header's fields, to build a scenario of a layer from it."""
+    return {f.name: getattr(header, f.name) for f in fields(ScenarioHeader)}
+
+
+#: A loaded scenario of any layer.
+Scenario: TypeAlias = SessionScenario | DriverScenario

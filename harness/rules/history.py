@@ -13,9 +13,9 @@ from harness.model.history import (
     HistoryMessage,
     ToolResultBlock,
     ToolUseBlock,
-    history_from_events,
 )
 from harness.model.observation import Message
+from harness.model.projection import history_from_events
 from harness.rules.registry import Violation, rule
 from harness.rules.session import ObservationPoint
 from harness.rules.session_ledger import CallRecord, SessionLedger, project_history

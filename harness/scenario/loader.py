@@ -15,6 +15,7 @@ from harness._yaml import LocatedDict, LocatedList, load_yaml
 from harness.model import driver as dv
 from harness.model import history as hist
 from harness.model import session as ev
+from harness.model.projection import history_from_events
 from harness.scenario._fields import Fields, Invalid
 from harness.scenario.generators import MAX_EVENTS, burst_events, message_events, split_text
 
@@ -775,7 +776,7 @@ class _Parser:
                         )
                     )
             elif isinstance(event, ev.Resume) and not event.history:
-                history = hist.history_from_events(trace[:i], event.session_id)
+                history = history_from_events(trace[:i], event.session_id)
                 trace[i] = dataclasses.replace(event, history=history)
 
     def faults(self, items: LocatedList, trace: list[ev.SessionEvent]) -> list[ev.SessionEvent]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textwrap import dedent
 
 from harness.model import history as h
+from harness.model import projection
 from harness.model import session as ev
 from harness.rules.session_ledger import project_history
 from harness.scenario import parse_scenario
@@ -82,7 +83,7 @@ def test_history_to_events_replays_blocks_in_order():
         ),
         h.HistoryMessage("user", (h.ToolResultBlock("toolu_01", "A"),)),
     )
-    kinds = [e.kind for e in h.history_to_events("main", history)]
+    kinds = [e.kind for e in projection.history_to_events("main", history)]
     assert kinds == [
         "user_message",
         "message_start",

@@ -15,7 +15,7 @@ from harness.model.driver import (
     TurnFacts,
     WireChunk,
 )
-from harness.rules.registry import Violation, rule
+from harness.rules.registry import Finding, rule
 
 SEED_003 = "seed 003 (x2d7/interlude #22: partial tool calls)"
 
@@ -85,7 +85,7 @@ def _emitted_by_id(c: DriverCheck) -> dict[str, list[tuple[ToolCallOut, int]]]:
         "not repaired."
     ),
 )
-def strict_assembly(c: DriverCheck) -> Iterator[Violation]:
+def strict_assembly(c: DriverCheck) -> Iterator[Finding]:
     by_id = _emitted_by_id(c)
     for call in c.expected_calls():
         emitted = by_id.get(call.id, [])
@@ -93,14 +93,12 @@ def strict_assembly(c: DriverCheck) -> Iterator[Violation]:
             continue  # emit-once-early speaks of calls emitted zero or several times
         got = emitted[0][0]
         if got.name != call.name:
-            yield Violation(
-                "strict-assembly",
+            yield Finding(
                 call.start,
                 f"tool call {call.id} was emitted with the name {got.name!r}; the stream names it {call.name!r}",
             )
         if got.arguments != call.arguments:
-            yield Violation(
-                "strict-assembly",
+            yield Finding(
                 call.complete,
                 f"tool call {call.id} ({call.name}) was emitted with the arguments {got.arguments[:80]!r}; "
                 f"its fragments add up to {call.arguments[:80]!r}",
@@ -112,8 +110,7 @@ def strict_assembly(c: DriverCheck) -> Iterator[Violation]:
                 if call.valid
                 else "not complete JSON: it must be reported invalid, not repaired"
             )
-            yield Violation(
-                "strict-assembly",
+            yield Finding(
                 call.complete,
                 f"tool call {call.id} ({call.name}) was emitted as {verdict}, but its arguments "
                 f"{call.arguments[:80]!r} are {truth}",
@@ -129,22 +126,20 @@ def strict_assembly(c: DriverCheck) -> Iterator[Violation]:
         "end, not per fragment."
     ),
 )
-def emit_once_early(c: DriverCheck) -> Iterator[Violation]:
+def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
     by_id = _emitted_by_id(c)
     expected = {call.id for call in c.facts.calls}
     for call in c.expected_calls():
         emitted = by_id.get(call.id, [])
         if not emitted:
-            yield Violation(
-                "emit-once-early",
+            yield Finding(
                 call.complete,
                 f"tool call {call.id} ({call.name}) is complete at this event but was never emitted",
             )
             continue
         partial = [e for e, _ in emitted if e.arguments != call.arguments]
         if len(emitted) > 1 and partial:
-            yield Violation(
-                "emit-once-early",
+            yield Finding(
                 call.complete,
                 f"tool call {call.id} ({call.name}) was emitted {len(emitted)} times, "
                 f"{len(partial)} of them with partial arguments (e.g. {partial[0].arguments[:40]!r})",
@@ -153,8 +148,7 @@ def emit_once_early(c: DriverCheck) -> Iterator[Violation]:
         ready = c.chunk_of(call.complete) + 1
         when = emitted[0][1]
         if when > ready:
-            yield Violation(
-                "emit-once-early",
+            yield Finding(
                 call.complete,
                 f"tool call {call.id} ({call.name}) was complete after chunk {ready} but emitted only "
                 f"after chunk {when} (at event {c.event_at(when)}): calls are emitted as soon as "
@@ -162,8 +156,7 @@ def emit_once_early(c: DriverCheck) -> Iterator[Violation]:
             )
     for call_id, emitted in by_id.items():
         if call_id not in expected:
-            yield Violation(
-                "emit-once-early",
+            yield Finding(
                 c.event_at(emitted[0][1]),
                 f"a tool call with the id {call_id!r} was emitted ({len(emitted)} time(s)); the "
                 f"stream has no such call",
@@ -179,14 +172,13 @@ def emit_once_early(c: DriverCheck) -> Iterator[Violation]:
         "content_block_stop, never yield a duplicated message or tool call."
     ),
 )
-def no_duplicates(c: DriverCheck) -> Iterator[Violation]:
+def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
     for call_id, emitted in _emitted_by_id(c).items():
         complete = [
             e for e, _ in emitted if not any(e.arguments != x.arguments for x, _ in emitted)
         ]
         if len(emitted) > 1 and len(complete) == len(emitted):
-            yield Violation(
-                "no-duplicates",
+            yield Finding(
                 c.event_at(emitted[1][1]),
                 f"tool call {call_id} was emitted {len(emitted)} times with the same arguments",
             )
@@ -198,8 +190,7 @@ def no_duplicates(c: DriverCheck) -> Iterator[Violation]:
             and wanted
             and text.count(wanted[: max(1, len(wanted) // 2)]) > 1
         ):
-            yield Violation(
-                "no-duplicates",
+            yield Finding(
                 c.facts.final_stop,
                 f"the text was emitted more than once: {text[:80]!r}",
             )
@@ -211,7 +202,7 @@ def no_duplicates(c: DriverCheck) -> Iterator[Violation]:
     source=SEED_003,
     statement="Text and tool calls keep their relative order, and all the text comes out.",
 )
-def order(c: DriverCheck) -> Iterator[Violation]:
+def order(c: DriverCheck) -> Iterator[Finding]:
     if c.run.cancel_after is not None or c.run.raised:
         return
     wanted: list[tuple[int, str]] = [(start, "text") for start, text in c.facts.texts if text]
@@ -226,8 +217,7 @@ def order(c: DriverCheck) -> Iterator[Violation]:
         ]
     )
     if seen != expected:
-        yield Violation(
-            "order",
+        yield Finding(
             c.facts.final_stop,
             f"the outputs come in the order {seen}; the stream has {expected}",
         )
@@ -235,8 +225,7 @@ def order(c: DriverCheck) -> Iterator[Violation]:
     text = "".join(o.text for o, _ in c.run.outputs if isinstance(o, TextOut))
     whole = "".join(t for _, t in c.facts.texts)
     if text != whole:
-        yield Violation(
-            "order",
+        yield Finding(
             c.facts.final_stop,
             f"the text that came out reads {text[:60]!r}; the stream's text is {whole[:60]!r}",
         )
@@ -257,7 +246,7 @@ def _runs(kinds: Sequence[str]) -> list[str]:
     source="REAL_BUGS rows 1-3, 7, 8",
     statement="Parallel calls stay apart, under each dialect's identity rules (index, id, output index).",
 )
-def parallel_apart(c: DriverCheck) -> Iterator[Violation]:
+def parallel_apart(c: DriverCheck) -> Iterator[Finding]:
     calls = list(c.expected_calls())
     for emitted, _reads in c.emitted():
         for n in range(len(calls)):
@@ -271,8 +260,7 @@ def parallel_apart(c: DriverCheck) -> Iterator[Violation]:
                     )
                     or (a.name and b.name and emitted.name == a.name + b.name)
                 ):
-                    yield Violation(
-                        "parallel-apart",
+                    yield Finding(
                         b.start,
                         f"the calls {a.id} and {b.id} were merged into one call {emitted.id!r} "
                         f"({emitted.name}, {emitted.arguments[:80]!r})",
@@ -288,7 +276,7 @@ def parallel_apart(c: DriverCheck) -> Iterator[Violation]:
         "consumer stops reading at the turn's end, neither before nor after."
     ),
 )
-def turn_lifetime(c: DriverCheck) -> Iterator[Violation]:
+def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
     run, facts = c.run, c.facts
     if run.cancel_after is not None or run.raised:
         return
@@ -296,8 +284,7 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Violation]:
         # the last cycle stopped for tool_use and the stream ends: the turn goes on, so the
         # driver reads all of it (and may report the pause)
         if run.reads < len(run.chunks):
-            yield Violation(
-                "turn-lifetime",
+            yield Finding(
                 c.event_at(run.reads),
                 f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
                 f"the last cycle stopped for tool_use, so the turn goes on past it",
@@ -308,29 +295,25 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Violation]:
     # a dialect that ends the turn by ending the body (no [DONE]): finding the end is reading it
     body_end_ends_turn = not ends
     if run.reads < first:
-        yield Violation(
-            "turn-lifetime",
+        yield Finding(
             c.event_at(run.reads),
             f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
             f"the turn ends only at event {facts.final_stop} (chunk {first})",
         )
     elif run.reads > last or (run.overread and not body_end_ends_turn):
-        yield Violation(
-            "turn-lifetime",
+        yield Finding(
             facts.final_stop,
             f"the driver kept reading after the turn ended at event {facts.final_stop}: on a live "
             f"stream it would wait for the next turn",
         )
     ends_out = [o for o, _ in run.outputs if isinstance(o, TurnEnd)]
     if len(ends_out) != 1:
-        yield Violation(
-            "turn-lifetime",
+        yield Finding(
             facts.final_stop,
             f"the driver reported the end of the turn {len(ends_out)} times; once, at the end, is right",
         )
     elif ends_out[0].stop_reason != facts.final_reason:
-        yield Violation(
-            "turn-lifetime",
+        yield Finding(
             facts.final_stop,
             f"the driver ended the turn with stop_reason {ends_out[0].stop_reason!r}; the turn stopped for {facts.final_reason!r}",
         )
@@ -345,28 +328,25 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Violation]:
         "tool call and leaves no dangling state."
     ),
 )
-def cancellation(c: DriverCheck) -> Iterator[Violation]:
+def cancellation(c: DriverCheck) -> Iterator[Finding]:
     run = c.run
     if run.cancel_after is None or not run.cancel_reached:
         return  # no cancellation, or the driver was done before the cancelled read
     at = c.event_at(run.cancel_after)
     if not run.cancelled:
-        yield Violation(
-            "cancellation",
+        yield Finding(
             at,
             "the driver swallowed the cancellation and went on instead of ending",
         )
     if not run.upstream_closed:
-        yield Violation(
-            "cancellation",
+        yield Finding(
             at,
             "after the cancellation the driver did not close the stream it was reading (no cleanup)",
         )
     complete = {(call.id, call.arguments) for call in c.expected_calls()}
     for emitted, _ in c.emitted():
         if (emitted.id, emitted.arguments) not in complete:
-            yield Violation(
-                "cancellation",
+            yield Finding(
                 at,
                 f"the cancelled driver emitted the partial tool call {emitted.id} with {emitted.arguments[:60]!r}",
             )
@@ -381,10 +361,9 @@ def cancellation(c: DriverCheck) -> Iterator[Violation]:
         "in data JSON, a missing [DONE]) never crash the consumer."
     ),
 )
-def robust_framing(c: DriverCheck) -> Iterator[Violation]:
+def robust_framing(c: DriverCheck) -> Iterator[Finding]:
     if c.run.raised:
-        yield Violation(
-            "robust-framing",
+        yield Finding(
             c.event_at(c.run.reads),
             f"the driver crashed on the {c.run.dialect} stream after chunk {c.run.reads}: {c.run.raised}",
         )

@@ -13,10 +13,10 @@ from harness.model.history import (
     HistoryMessage,
     ToolResultBlock,
     ToolUseBlock,
-    history_from_events,
 )
 from harness.model.observation import Message
-from harness.rules.registry import Violation, rule
+from harness.model.projection import history_from_events
+from harness.rules.registry import Finding, rule
 from harness.rules.session import ObservationPoint
 from harness.rules.session_ledger import CallRecord, SessionLedger, project_history
 
@@ -85,9 +85,7 @@ class HistoryCheck:
         return record.completed_index if record.completed_by(self.c) else record.timeline[-1][0]
 
 
-def _pairing(
-    c: HistoryCheck, kinds: tuple[str, ...], rule_id: str, *, interrupted: bool
-) -> Iterator[Violation]:
+def _pairing(c: HistoryCheck, kinds: tuple[str, ...], *, interrupted: bool) -> Iterator[Finding]:
     """Problems of these kinds, in the stored history and in the request of a session at rest, for
     calls that did (or, with ``interrupted``, did not) complete in the trace."""
     places = (("stored", "the stored history"), ("request", "the request its converter would send"))
@@ -104,8 +102,7 @@ def _pairing(
                 never_completed = record is not None and not record.completed_by(c.c)
                 if never_completed != interrupted:
                     continue
-                yield Violation(
-                    rule_id,
+                yield Finding(
                     c.index_of(session.session_id, problem.tool_id),
                     f"in {what} of session {session.session_id!r}, message {problem.message_index}: "
                     f"{problem.message}",
@@ -118,8 +115,8 @@ def _pairing(
     source=SEED_004,
     statement="Every assistant tool_use has its tool_result in the next user message.",
 )
-def forward_pairing(c: HistoryCheck) -> Iterator[Violation]:
-    return _pairing(c, ("missing_result",), "forward-pairing", interrupted=False)
+def forward_pairing(c: HistoryCheck) -> Iterator[Finding]:
+    return _pairing(c, ("missing_result",), interrupted=False)
 
 
 @rule(
@@ -128,13 +125,9 @@ def forward_pairing(c: HistoryCheck) -> Iterator[Violation]:
     source=f"{SEED_004}; REAL_BUGS rows 15 and 19",
     statement="Every tool_result refers to a tool_use in the immediately preceding assistant message, once.",
 )
-def reverse_pairing(c: HistoryCheck) -> Iterator[Violation]:
-    yield from _pairing(
-        c, ("orphan_result", "duplicate_result"), "reverse-pairing", interrupted=False
-    )
-    yield from _pairing(
-        c, ("orphan_result", "duplicate_result"), "reverse-pairing", interrupted=True
-    )
+def reverse_pairing(c: HistoryCheck) -> Iterator[Finding]:
+    yield from _pairing(c, ("orphan_result", "duplicate_result"), interrupted=False)
+    yield from _pairing(c, ("orphan_result", "duplicate_result"), interrupted=True)
 
 
 @rule(
@@ -143,13 +136,9 @@ def reverse_pairing(c: HistoryCheck) -> Iterator[Violation]:
     source="REAL_BUGS row 18 (orphaned tool_use after a Stop button)",
     statement="A turn cancelled mid tool call leaves a history the provider will accept.",
 )
-def interrupted_turns(c: HistoryCheck) -> Iterator[Violation]:
-    for violation in _pairing(c, ("missing_result",), "interrupted-turns", interrupted=True):
-        yield Violation(
-            violation.rule,
-            violation.event_index,
-            violation.message + " (the tool never completed: its turn was interrupted)",
-        )
+def interrupted_turns(c: HistoryCheck) -> Iterator[Finding]:
+    for index, message in _pairing(c, ("missing_result",), interrupted=True):
+        yield Finding(index, message + " (the tool never completed: its turn was interrupted)")
 
 
 def _results_only(message: HistoryMessage) -> bool:
@@ -178,7 +167,7 @@ def _pairs(history: Sequence[HistoryMessage]) -> dict[str, tuple[ToolUseBlock, T
         "inserting a separate one, drops orphans, and keeps every valid pair."
     ),
 )
-def repair_merges(c: HistoryCheck) -> Iterator[Violation]:
+def repair_merges(c: HistoryCheck) -> Iterator[Finding]:
     for session in c.sessions.values():
         request = session.request
         for i in range(len(request) - 1):
@@ -186,8 +175,7 @@ def repair_merges(c: HistoryCheck) -> Iterator[Violation]:
                 ids = ", ".join(
                     b.tool_use_id for b in request[i].blocks if isinstance(b, ToolResultBlock)
                 )
-                yield Violation(
-                    "repair-merges",
+                yield Finding(
                     c.c,
                     f"the request of session {session.session_id!r} has a user message holding only "
                     f"the results {ids} (message {i}) right before another user message; results "
@@ -196,8 +184,7 @@ def repair_merges(c: HistoryCheck) -> Iterator[Violation]:
         kept = _pairs(request)
         for tool_id, (use, result) in _pairs(session.stored).items():
             if kept.get(tool_id) != (use, result):
-                yield Violation(
-                    "repair-merges",
+                yield Finding(
                     c.index_of(session.session_id, tool_id),
                     f"the stored history of session {session.session_id!r} pairs tool {tool_id} "
                     f"with its result validly, but the request "
@@ -211,7 +198,7 @@ def repair_merges(c: HistoryCheck) -> Iterator[Violation]:
     source="seed 004; REAL_BUGS row 20 (docker-agent #1738)",
     statement="Sub-agent messages are not persisted into the parent session.",
 )
-def parent_isolation(c: HistoryCheck) -> Iterator[Violation]:
+def parent_isolation(c: HistoryCheck) -> Iterator[Finding]:
     for session in c.sessions.values():
         foreign_texts = c.subsession_texts(session.session_id)
         for i, message in enumerate(session.stored):
@@ -227,15 +214,13 @@ def parent_isolation(c: HistoryCheck) -> Iterator[Violation]:
                     owners = c.ledger.sessions_using(tool_id, c.c)
                     if owners and session.session_id not in owners:
                         owner = sorted(owners)[0]
-                        yield Violation(
-                            "parent-isolation",
+                        yield Finding(
                             c.index_of(owner, tool_id),
                             f"the stored history of session {session.session_id!r} holds tool "
                             f"{tool_id} (message {i}), a call of session {owner!r}",
                         )
                 elif _text(block) and _text(block) in foreign_texts:
-                    yield Violation(
-                        "parent-isolation",
+                    yield Finding(
                         c.c,
                         f"the stored history of session {session.session_id!r} holds the text "
                         f"{_text(block)[:60]!r} (message {i}), a message of one of its sub-sessions",
@@ -255,7 +240,7 @@ def _text(block: object) -> str:
         "the live session had, tool calls and results matched by id."
     ),
 )
-def history_resume_equivalence(c: HistoryCheck) -> Iterator[Violation]:
+def history_resume_equivalence(c: HistoryCheck) -> Iterator[Finding]:
     for session in c.sessions.values():
         if session.rebuilt is None:
             continue
@@ -275,8 +260,7 @@ def history_resume_equivalence(c: HistoryCheck) -> Iterator[Violation]:
         wanted = [_view(m, closed) for m in live]
         for i, (want, got) in enumerate(zip(wanted, rebuilt, strict=False)):
             if want != got:
-                yield Violation(
-                    "history-resume-equivalence",
+                yield Finding(
                     c.c,
                     f"rebuilding session {session.session_id!r} from its stored history gives, as "
                     f"message {i}, {got}; the live session had {want}",
@@ -284,8 +268,7 @@ def history_resume_equivalence(c: HistoryCheck) -> Iterator[Violation]:
                 break
         else:
             if len(wanted) != len(rebuilt):
-                yield Violation(
-                    "history-resume-equivalence",
+                yield Finding(
                     c.c,
                     f"rebuilding session {session.session_id!r} from its stored history gives "
                     f"{len(rebuilt)} messages; the live session had {len(wanted)}",

@@ -12,7 +12,7 @@ from harness.model.observation import (
     Notification,
     Transcript,
 )
-from harness.rules.registry import Violation, rule
+from harness.rules.registry import Finding, rule
 from harness.rules.session_ledger import CallRecord, Key, SessionLedger, project_history
 
 SEED_000 = "seed 000 (Agent C tool call event handling)"
@@ -136,7 +136,7 @@ def _others(c: SessionCheck, record: CallRecord) -> set[str]:
     source=f"{SEED_000}, problem 1",
     statement="A tool call's identity is (session id, tool call id); the same id in two sessions never collides.",
 )
-def session_keyed_tracking(c: SessionCheck) -> Iterator[Violation]:
+def session_keyed_tracking(c: SessionCheck) -> Iterator[Finding]:
     if c.notifications_as_expected:
         return
     shown = {(n.session_id, n.tool_call_id) for n in c.notifications}
@@ -144,8 +144,7 @@ def session_keyed_tracking(c: SessionCheck) -> Iterator[Violation]:
         others = _others(c, record)
         if (record.session_id, record.call_id) not in shown and others:
             status, _, index = record.status_at(c.c)
-            yield Violation(
-                "session-keyed-tracking",
+            yield Finding(
                 index,
                 f"{record.label} is {status} since {c.where(index)}, but no notification shows "
                 f"it; the same id is also used in session(s) {', '.join(sorted(others))}, whose "
@@ -154,8 +153,7 @@ def session_keyed_tracking(c: SessionCheck) -> Iterator[Violation]:
     for note in c.notifications:
         owners = c.ledger.sessions_using(note.tool_call_id, c.c)
         if owners and note.session_id not in owners:
-            yield Violation(
-                "session-keyed-tracking",
+            yield Finding(
                 c.c,
                 f"a notification names session {note.session_id!r} for tool call "
                 f"{note.tool_call_id!r}, which only session(s) {', '.join(sorted(owners))} used",
@@ -172,15 +170,14 @@ def session_keyed_tracking(c: SessionCheck) -> Iterator[Violation]:
         "matched by (session, id) however many events come in between."
     ),
 )
-def notification_lifecycle(c: SessionCheck) -> Iterator[Violation]:
+def notification_lifecycle(c: SessionCheck) -> Iterator[Finding]:
     if c.notifications_as_expected:
         return
     seen: set[Key] = set()
     for note in c.notifications:
         key = (note.session_id, note.tool_call_id)
         if key in seen:
-            yield Violation(
-                "notification-lifecycle",
+            yield Finding(
                 c.c,
                 f"tool call {note.tool_call_id!r} of session {note.session_id!r} has more than one notification",
             )
@@ -188,43 +185,38 @@ def notification_lifecycle(c: SessionCheck) -> Iterator[Violation]:
         record = c.ledger.live_call(key, c.c)
         if record is None:
             if not c.ledger.sessions_using(note.tool_call_id, c.c):
-                yield Violation(
-                    "notification-lifecycle",
+                yield Finding(
                     c.c,
                     f"a notification shows tool call {note.tool_call_id!r}, which no event selected",
                 )
             continue
         status, _, index = record.status_at(c.c)
         if status == "completed":
-            yield Violation(
-                "notification-lifecycle",
+            yield Finding(
                 index,
                 f"{record.label} completed at {c.where(index)}, but its '{note.status}' "
                 f"notification is still shown",
             )
         elif status in ("preparing", "using") and note.status != status:
-            yield Violation(
-                "notification-lifecycle",
+            yield Finding(
                 index,
                 f"{record.label} should show '{status}' after {c.where(index)}, but shows '{note.status}'",
             )
         elif status in ("preparing", "using") and record.name and note.tool_name != record.name:
-            yield Violation(
-                "notification-lifecycle",
+            yield Finding(
                 index,
                 f"{record.label} is shown with the tool name {note.tool_name!r}",
             )
     for record in c.pending():
         if (record.session_id, record.call_id) not in seen and not _others(c, record):
             status, _, index = record.status_at(c.c)
-            yield Violation(
-                "notification-lifecycle",
+            yield Finding(
                 index,
                 f"{record.label} is {status} since {c.where(index)}, but no notification shows it",
             )
 
 
-def _leftovers(c: SessionCheck, reason: str, rule_id: str, what: str) -> Iterator[Violation]:
+def _leftovers(c: SessionCheck, reason: str, what: str) -> Iterator[Finding]:
     if c.notifications_as_expected:
         return
     for note in c.notifications:
@@ -233,8 +225,7 @@ def _leftovers(c: SessionCheck, reason: str, rule_id: str, what: str) -> Iterato
             continue
         status, why, index = record.status_at(c.c)
         if status == "cleared" and why == reason:
-            yield Violation(
-                rule_id,
+            yield Finding(
                 index,
                 f"{record.label} still shows '{note.status}' after {what} at {c.where(index)}; "
                 f"it should have been cleared then",
@@ -248,10 +239,8 @@ def _leftovers(c: SessionCheck, reason: str, rule_id: str, what: str) -> Iterato
     source=f"{SEED_000}, problem 2",
     statement="Once a session's interaction ends, no notification of that session remains.",
 )
-def cleanup_interaction_end(c: SessionCheck) -> Iterator[Violation]:
-    return _leftovers(
-        c, "interaction_end", "cleanup-interaction-end", "its session's interaction ended"
-    )
+def cleanup_interaction_end(c: SessionCheck) -> Iterator[Finding]:
+    return _leftovers(c, "interaction_end", "its session's interaction ended")
 
 
 @rule(
@@ -261,8 +250,8 @@ def cleanup_interaction_end(c: SessionCheck) -> Iterator[Violation]:
     source=f"{SEED_000}, problem 3",
     statement="Once the user's turn starts, no notification remains in any session.",
 )
-def cleanup_user_turn(c: SessionCheck) -> Iterator[Violation]:
-    return _leftovers(c, "user_turn", "cleanup-user-turn", "the user's turn started")
+def cleanup_user_turn(c: SessionCheck) -> Iterator[Finding]:
+    return _leftovers(c, "user_turn", "the user's turn started")
 
 
 @rule(
@@ -271,7 +260,7 @@ def cleanup_user_turn(c: SessionCheck) -> Iterator[Violation]:
     source=f"{SEED_000}, Q1",
     statement="A tool whose completion never arrives is cleared by the safety nets and never shows a result.",
 )
-def lost_completion(c: SessionCheck) -> Iterator[Violation]:
+def lost_completion(c: SessionCheck) -> Iterator[Finding]:
     if c.attachments_as_expected:
         return
     for key, places in c.attached.items():
@@ -291,8 +280,7 @@ def lost_completion(c: SessionCheck) -> Iterator[Violation]:
             if other.completed_by(c.c) and other.result and other.result.content == call.result:
                 hint = f"; that is the result of session {owner!r}'s call with the same id"
                 break
-        yield Violation(
-            "lost-completion",
+        yield Finding(
             index,
             f"{record.label} {state}, but message {message_id!r} shows it{shown}{hint}",
         )
@@ -302,8 +290,8 @@ def lost_completion(c: SessionCheck) -> Iterator[Violation]:
 
 
 def _check_attachment(
-    c: SessionCheck, record: CallRecord, host: str | None, rule_id: str, why: str
-) -> Iterator[Violation]:
+    c: SessionCheck, record: CallRecord, host: str | None, why: str
+) -> Iterator[Finding]:
     places = c.attached.get((record.session_id, record.call_id), [])
     hosts = [p[0] for p in places]
     if host not in hosts:
@@ -312,8 +300,7 @@ def _check_attachment(
             if not places
             else f"it is attached to message {hosts[0]!r} instead"
         )
-        yield Violation(
-            rule_id,
+        yield Finding(
             record.host_index,
             f"{record.label} (completed at {c.where(record.completed_index)}) belongs on message "
             f"{host!r}, {why}; {found}",
@@ -322,15 +309,13 @@ def _check_attachment(
     call = places[hosts.index(host)][1]
     expected = record.result.content if record.result else None
     if call.result != expected:
-        yield Violation(
-            rule_id,
+        yield Finding(
             record.completed_index,
             f"{record.label} on message {host!r} shows the result {call.result!r}; the completion "
             f"carried {expected!r}",
         )
     elif call.name != record.name or call.input != record.input:
-        yield Violation(
-            rule_id,
+        yield Finding(
             record.completed_index,
             f"{record.label} on message {host!r} shows name {call.name!r} and input {call.input!r}; "
             f"the completion carried {record.name!r} and {record.arguments}",
@@ -346,7 +331,7 @@ def _check_attachment(
         "session before it, in the same interaction, and that message is reported updated."
     ),
 )
-def backward_attachment(c: SessionCheck) -> Iterator[Violation]:
+def backward_attachment(c: SessionCheck) -> Iterator[Finding]:
     updated = {(u.session_id, u.message_id) for u in c.transcript.updates}
     placed = c.attachments_as_expected
     if placed and c.ledger.placements_at(c.c)[1] <= updated:
@@ -363,15 +348,13 @@ def backward_attachment(c: SessionCheck) -> Iterator[Violation]:
                     c,
                     record,
                     host,
-                    "backward-attachment",
                     "the latest assistant or thought message of its session before the completion",
                 )
             )
         )
         yield from problems
         if not problems and (record.session_id, host) not in updated:
-            yield Violation(
-                "backward-attachment",
+            yield Finding(
                 record.completed_index,
                 f"{record.label} was attached to the earlier message {host!r}, but no 'message "
                 f"updated' notice was emitted for that message",
@@ -387,7 +370,7 @@ def backward_attachment(c: SessionCheck) -> Iterator[Violation]:
         "are held and attached to the next assistant or thought message of that session."
     ),
 )
-def forward_attachment(c: SessionCheck) -> Iterator[Violation]:
+def forward_attachment(c: SessionCheck) -> Iterator[Finding]:
     if c.attachments_as_expected:
         return
     for record in c.completed_calls():
@@ -397,7 +380,6 @@ def forward_attachment(c: SessionCheck) -> Iterator[Violation]:
                 c,
                 record,
                 host,
-                "forward-attachment",
                 "the next assistant or thought message of its session (its interaction started with tool calls)",
             )
         elif mode in ("held", "dropped"):
@@ -408,8 +390,7 @@ def forward_attachment(c: SessionCheck) -> Iterator[Violation]:
                     if mode == "held"
                     else "its interaction ended before any later message, so no message may carry it"
                 )
-                yield Violation(
-                    "forward-attachment",
+                yield Finding(
                     record.completed_index,
                     f"{record.label} completed at {c.where(record.completed_index)} with no earlier "
                     f"message in its interaction; {why}, yet message {places[0][0]!r} shows it",
@@ -422,7 +403,7 @@ def forward_attachment(c: SessionCheck) -> Iterator[Violation]:
     source=f"{SEED_000}, problem 4",
     statement="Each completed tool call appears on exactly one message; later messages never inherit earlier calls.",
 )
-def exactly_once(c: SessionCheck) -> Iterator[Violation]:
+def exactly_once(c: SessionCheck) -> Iterator[Finding]:
     if c.attachments_as_expected:
         return
     for key, places in c.attached.items():
@@ -430,8 +411,7 @@ def exactly_once(c: SessionCheck) -> Iterator[Violation]:
             record = c.ledger.live_call(key, c.c)
             index = record.completed_index if record and record.completed_index >= 0 else c.c
             hosts = ", ".join(repr(p[0]) for p in places)
-            yield Violation(
-                "exactly-once",
+            yield Finding(
                 index,
                 f"tool call {key[1]!r} of session {key[0]!r} appears {len(places)} times, on messages {hosts}",
             )
@@ -459,7 +439,7 @@ def _project(m: Message) -> tuple[object, ...]:
         "tool calls and results matched by id, as the live stream did."
     ),
 )
-def resume_equivalence(c: SessionCheck) -> Iterator[Violation]:
+def resume_equivalence(c: SessionCheck) -> Iterator[Finding]:
     session_id = c.checkpoint.resumed_session
     if session_id is None:
         return
@@ -470,16 +450,14 @@ def resume_equivalence(c: SessionCheck) -> Iterator[Violation]:
     actual = view.messages if view else ()
     for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
         if _project(want) != _project(got):
-            yield Violation(
-                "resume-equivalence",
+            yield Finding(
                 c.c,
                 f"after resuming session {session_id!r}, message {i} is {_describe(got)}; the "
                 f"live session had {_describe(want)}",
             )
             return
     if len(expected) != len(actual):
-        yield Violation(
-            "resume-equivalence",
+        yield Finding(
             c.c,
             f"after resuming session {session_id!r} the transcript has {len(actual)} messages; "
             f"the live session had {len(expected)}",
@@ -496,7 +474,7 @@ def resume_equivalence(c: SessionCheck) -> Iterator[Violation]:
         "are tracked as one entry, like tool calls."
     ),
 )
-def streamed_tool_results(c: SessionCheck) -> Iterator[Violation]:
+def streamed_tool_results(c: SessionCheck) -> Iterator[Finding]:
     for (session_id, call_id), record in c.ledger.streams.items():
         want = record.state_at(c.c)
         if want is None:
@@ -506,26 +484,23 @@ def streamed_tool_results(c: SessionCheck) -> Iterator[Violation]:
         entries = [s for s in (view.tool_streams if view else ()) if s.call_id == call_id]
         where = f"streamed {want['event_type']} {call_id!r} of session {session_id!r}"
         if not entries:
-            yield Violation("streamed-tool-results", last, f"{where} is not shown at all")
+            yield Finding(last, f"{where} is not shown at all")
             continue
         if len(entries) > 1:
-            yield Violation(
-                "streamed-tool-results",
+            yield Finding(
                 last,
                 f"{where} is shown as {len(entries)} separate entries; all parts of one call_id are one entry",
             )
         shown = entries[-1]
         if shown.content != want["content"]:
-            yield Violation(
-                "streamed-tool-results",
+            yield Finding(
                 last,
                 f"{where} shows the content {shown.content[-60:]!r}; the {want['parts']} stream "
                 f"parts so far add up to {want['content'][-60:]!r}",
             )
         for attr in ("summary", "is_complete", "event_type"):
             if getattr(shown, attr) != want[attr]:
-                yield Violation(
-                    "streamed-tool-results",
+                yield Finding(
                     last,
                     f"{where} shows {attr}={getattr(shown, attr)!r}; the latest part says {want[attr]!r}",
                 )
@@ -540,7 +515,7 @@ def streamed_tool_results(c: SessionCheck) -> Iterator[Violation]:
         "delegation tool's own result."
     ),
 )
-def subsession_isolation(c: SessionCheck) -> Iterator[Violation]:
+def subsession_isolation(c: SessionCheck) -> Iterator[Finding]:
     ledger = c.ledger
     placed = c.attachments_as_expected
     for session_id, view in c.transcript.sessions.items():
@@ -558,8 +533,7 @@ def subsession_isolation(c: SessionCheck) -> Iterator[Violation]:
                 continue
             text = ledger.text_at(key, c.c) if ledger.is_root(session_id) else None
             if text is not None and text != message.text:
-                yield Violation(
-                    "subsession-isolation",
+                yield Finding(
                     ledger.messages[key].index,
                     f"message {message.message_id!r} of session {session_id!r} reads "
                     f"{message.text[-60:]!r}; its own events give {text[-60:]!r}",
@@ -571,21 +545,19 @@ def subsession_isolation(c: SessionCheck) -> Iterator[Violation]:
                     continue
                 for owner in sorted(ledger.sessions_using(call.id, c.c) - {session_id}):
                     record = ledger.calls[(owner, call.id)]
-                    yield Violation(
-                        "subsession-isolation",
+                    yield Finding(
                         record.completed_index if record.completed_index >= 0 else c.c,
                         f"{record.label} is attached to message {message.message_id!r} of "
                         f"session {session_id!r}",
                     )
 
 
-def _foreign_message(c: SessionCheck, session_id: str, message: Message) -> Iterator[Violation]:
+def _foreign_message(c: SessionCheck, session_id: str, message: Message) -> Iterator[Finding]:
     message_id = message.message_id or ""
     for owner in c.ledger.message_owners.get(message_id, ()):
         record = c.ledger.messages[(owner, message_id)]
         if owner != session_id and record.index <= c.c:
-            yield Violation(
-                "subsession-isolation",
+            yield Finding(
                 record.index,
                 f"message {message_id!r} of session {owner!r} appears in the transcript of "
                 f"session {session_id!r}",

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from harness.model import session as ev
+from harness.model.history import HistoryMessage
 from harness.model.observation import AttachedCall, Message, normalize_input
+from harness.model.projection import history_to_events
 
 Key = tuple[str, str]
 Mode = Literal["backward", "forward", "held", "dropped"]
@@ -321,13 +323,9 @@ class SessionLedger:
         return "".join(text for index, text in pieces if index <= c)
 
 
-def project_history(session_id: str, history: Sequence[object]) -> tuple[Message, ...]:
+def project_history(session_id: str, history: Sequence[HistoryMessage]) -> tuple[Message, ...]:
     """The transcript a correct client rebuilds from stored history (the resume spec)."""
-    from harness.model.history import HistoryMessage, history_to_events
-
-    events: list[ev.SessionEvent] = list(
-        history_to_events(session_id, [h for h in history if isinstance(h, HistoryMessage)])  # type: ignore[arg-type]
-    )
+    events = list(history_to_events(session_id, history))
     ledger = SessionLedger(events)
     end = len(events)
     by_host: dict[str, list[CallRecord]] = {}

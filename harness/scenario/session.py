@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from harness.model import session as ev
-from harness.model.history import history_from_events
+from harness.model.projection import history_from_events
 from harness.scenario._fields import Fields
 from harness.scenario.expectations import check_expectations, read_expectations
 from harness.scenario.faults import apply_faults

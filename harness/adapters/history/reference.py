@@ -21,8 +21,8 @@ from harness.model.history import (
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
-    history_to_events,
 )
+from harness.model.projection import history_to_events
 
 INTERRUPTED = "The tool call was interrupted before it returned a result."
 
@@ -133,7 +133,7 @@ class ReferenceHistoryStore:
         """The transcript a reconnecting client rebuilds from the stored history."""
         consumer = ReferenceSessionConsumer()
         for event in history_to_events(session_id, self.stored_for_rebuild(session_id)):
-            consumer.feed(event)  # type: ignore[arg-type]
+            consumer.feed(event)
         view = consumer.transcript().sessions.get(session_id)
         return list(view.messages) if view else []
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.model import session as ev
-from harness.model.history import history_to_events
 from harness.model.observation import (
     AttachedCall,
     Message,
@@ -22,6 +21,7 @@ from harness.model.observation import (
     Transcript,
     normalize_input,
 )
+from harness.model.projection import history_to_events
 
 
 @dataclass
@@ -234,7 +234,7 @@ class ReferenceSessionConsumer:
         """Rebuild the session from stored history by replaying it through the live handlers."""
         self.sessions[event.session_id] = _Session()
         for replayed in history_to_events(event.session_id, self.resumable(event)):
-            self.feed(replayed)  # type: ignore[arg-type]
+            self.feed(replayed)
 
     def resumable(self, event: ev.Resume) -> tuple[Any, ...]:
         return event.history

@@ -14,13 +14,16 @@ from harness._errors import (
     ScenarioError,
     UsageError,
 )
-from harness.adapters import (
-    BUNDLED,
-    AdapterInfo,
-    ReferenceSessionConsumer,
+from harness.adapters import BUNDLED, AdapterInfo, ReferenceSessionConsumer, resolve_adapter
+from harness.adapters.protocol import (
+    AsyncDriverAdapter,
+    AsyncHistoryAdapter,
+    AsyncSessionAdapter,
+    DriverAdapter,
+    HistoryAdapter,
     SessionAdapter,
-    resolve_adapter,
 )
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 from harness.model.observation import (
     AttachedCall,
     Message,
@@ -41,9 +44,15 @@ __all__ = [
     "RULES",
     "AdapterError",
     "AdapterInfo",
+    "AsyncDriverAdapter",
+    "AsyncHistoryAdapter",
+    "AsyncSessionAdapter",
     "AttachedCall",
     "ConformanceFailure",
+    "DriverAdapter",
+    "DriverOutput",
     "HarnessError",
+    "HistoryAdapter",
     "Message",
     "MessageUpdate",
     "Notification",
@@ -55,8 +64,11 @@ __all__ = [
     "ScenarioResult",
     "SessionAdapter",
     "SessionView",
+    "TextOut",
+    "ToolCallOut",
     "ToolStream",
     "Transcript",
+    "TurnEnd",
     "UsageError",
     "Violation",
     "discover",

@@ -3,15 +3,44 @@
 HarnessError
  +-- UsageError            bad command line, configuration or adapter name (exit code 2)
  +-- ScenarioError         a scenario file is malformed; carries located problems (exit code 2)
- +-- AdapterError          the adapter under test misbehaved: raised, hung, returned garbage
- +-- ConformanceFailure    (also an AssertionError) rules were violated; pytest shows it as a
-                           plain test failure
+ +-- WireError             a recorded or streamed body cannot be read; carries its source and
+ |                         line (harness.wire; exit code 2)
+ +-- HistoryFormatError    (also a ValueError) a message list in neither provider shape, or a
+ |                         malformed message in it (harness.history)
+ +-- AdapterError          the adapter under test misbehaved: raised or returned garbage;
+ |    |                    carries the event index; a replay reports it as an "error" result
+ |    +-- Hung             it stopped making progress for longer than the time limit
+ |                         (harness.replay._watchdog)
+ +-- ConformanceFailure    (also an AssertionError) rules were violated; carries the result;
+                           the pytest plugin raises it, so pytest shows a plain test failure
+
+Outside the tree, on purpose:
+
+StreamCancelled (harness.replay.driver)   a BaseException, as asyncio.CancelledError is: the
+                          replayer raises it into a sync driver at the read a scenario cancels,
+                          and a driver's ``except Exception`` must not swallow it
+Invalid (harness.scenario._fields), _DuplicateKey (harness._yaml)
+                          internal: the scenario reader's way out of one item; the problem
+                          becomes part of a ScenarioError
+MalformedObservation, MalformedOutput (harness.model, ValueErrors)
+                          internal: what the adapter returned or emitted has the wrong shape;
+                          the replay turns them into an AdapterError
+ScenarioCollectError (harness.pytest_plugin)
+                          internal: shows a ScenarioError as a pytest collection error
+StreamError (harness.adapters.driver.gemini, a ValueError),
+ResponseFailed (harness.adapters.driver.openai_responses, a RuntimeError)
+                          raised by the bundled reference drivers, as a user's driver would;
+                          the robust-framing rule reports a driver that raises
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.replay.result import ScenarioResult
 
 
 class HarnessError(Exception):
@@ -43,8 +72,36 @@ class ScenarioError(HarnessError):
 
 
 class AdapterError(HarnessError):
-    """The adapter under test misbehaved (raised, hung or returned a malformed observation)."""
+    """The adapter under test misbehaved (raised, hung or returned a malformed observation).
+
+    ``index`` is the event the replay had reached, -1 when no event is to blame (creating the
+    adapter, a driver's output)::
+
+        try:
+            ...
+        except AdapterError as exc:
+            print(f"event {exc.index}: {exc}")
+    """
+
+    def __init__(self, message: str, *, index: int = -1) -> None:
+        super().__init__(message)
+        self.index = index
 
 
 class ConformanceFailure(HarnessError, AssertionError):
-    """A replay violated conformance rules."""
+    """A replay violated conformance rules; ``result`` is its ``ScenarioResult``.
+
+    Its text is the failure report (``harness.report.render_failure``) unless one is given::
+
+        result = replay(scenario, "my_project.testing:make_adapter")
+        if result.status == "fail":
+            raise ConformanceFailure(result)
+    """
+
+    def __init__(self, result: ScenarioResult, message: str | None = None) -> None:
+        if message is None:
+            from harness.report import render_failure
+
+            message = render_failure(result)
+        super().__init__(message)
+        self.result = result

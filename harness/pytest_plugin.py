@@ -13,14 +13,13 @@ NAME is a bundled adapter's name, ``MODULE:FACTORY`` or ``exec:COMMAND`` (out of
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness._errors import ScenarioError, UsageError
+from harness._errors import ConformanceFailure, ScenarioError, UsageError
 
 #: the node id under which the built-in library's scenarios are collected
 LIBRARY_NODE = "harness-library"
@@ -179,6 +178,13 @@ class ScenarioItem(pytest.Function):
         scenario, _ = self.stash[_CASE]
         return self.path, scenario.line - 1, self.name
 
+    def repr_failure(  # type: ignore[override]  # as pytest.Function's, without style
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> Any:
+        if isinstance(excinfo.value, ConformanceFailure):
+            return str(excinfo.value)  # the report says it all; the plugin's frames do not
+        return super().repr_failure(excinfo)
+
 
 class ScenarioCollectError(Exception):
     def __init__(self, error: ScenarioError) -> None:
@@ -221,7 +227,7 @@ def harness_adapter(request: pytest.FixtureRequest) -> str:
 def _replay_scenario(request: pytest.FixtureRequest) -> None:
     from harness.adapters.registry import AdapterInfo, resolve_adapter
     from harness.replay import replay
-    from harness.report import render_violation
+    from harness.report import render_failure, reproduce_commands
 
     item = request.node
     scenario, adapter_ref = item.stash[_CASE]
@@ -236,19 +242,13 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     item.stash[_RESULT] = result
     if result.status == "skip":
         pytest.skip(result.skip_reason or "")
-    reproduce = _reproduce(item, result, adapter_ref or reference)
-    if result.status == "error":
-        pytest.fail(f"the adapter misbehaved: {result.error}\n{reproduce}", pytrace=False)
-    if result.status == "fail":
-        lines = [
-            f"{len(result.violations)} conformance violation(s) in {scenario.id} ({scenario.title})"
-        ]
-        for violation in result.violations[:10]:
-            lines.extend(render_violation(result, violation))
-        if len(result.violations) > 10:
-            lines.append(f"  ... and {len(result.violations) - 10} more")
-        lines.append(reproduce)
-        pytest.fail("\n".join(lines), pytrace=False)
+    if result.status in ("fail", "error"):
+        # a fixture may give an AdapterInfo, which no command line can name
+        named = reference if isinstance(reference, str) else None
+        text = render_failure(result, reproduce_commands(result, named, pytest=True))
+        if result.status == "error":
+            pytest.fail(text, pytrace=False)
+        raise ConformanceFailure(result, text)
     if config.getini("harness_snapshots") and result.observation is not None:
         assert result.observation == request.getfixturevalue("harness_snapshot")
 
@@ -265,18 +265,6 @@ def harness_snapshot(snapshot: Any) -> Any:
     from harness.snapshot import ScenarioSnapshotExtension
 
     return snapshot.use_extension(ScenarioSnapshotExtension)
-
-
-def _reproduce(item: pytest.Item, result: Any, reference: object) -> str:
-    lines = ["reproduce:"]
-    scenario = f"--harness-scenario={shlex.quote(result.scenario.id)}"
-    if isinstance(reference, str):
-        adapter = shlex.quote(reference)
-        lines.append(f"  harness run {shlex.quote(result.scenario.path)} --adapter {adapter}")
-        lines.append(f"  python -m pytest --harness-adapter={adapter} {scenario}")
-    else:
-        lines.append(f"  python -m pytest {scenario}")
-    return "\n".join(lines)
 
 
 @pytest.hookimpl(wrapper=True)

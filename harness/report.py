@@ -1,40 +1,70 @@
-"""Human-readable rendering of results: a line per scenario, then each violation located."""
+"""Human-readable rendering of results: a line per scenario, then each violation located.
+
+Both shells use it: ``harness run`` prints ``render_table``; the pytest plugin fails an item
+with ``render_failure`` (the text of its ``ConformanceFailure``). ``reproduce_commands`` gives
+the commands that replay exactly one case.
+"""
 
 from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
+from dataclasses import fields, is_dataclass
+from typing import Any
 
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
-from harness.scenario import SessionScenario
 
 _MARK = {"pass": "PASS ", "fail": "FAIL ", "skip": "SKIP ", "error": "ERROR"}
 
+#: violations shown per result; the JSON output (``--format json``) has all of them
+MAX_VIOLATIONS_SHOWN = 10
 
-def reproduce_command(result: ScenarioResult) -> str:
-    return (
-        f"harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(result.adapter)}"
-    )
+
+def reproduce_command(result: ScenarioResult, adapter: str | None = None) -> str:
+    """``harness run FILE --adapter NAME``: replays exactly this scenario against this adapter
+    (``adapter`` is the reference to give, by default the result's adapter name)."""
+    name = result.adapter if adapter is None else adapter
+    return f"harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(name)}"
+
+
+def reproduce_commands(
+    result: ScenarioResult, adapter: str | None, *, pytest: bool = False
+) -> list[str]:
+    """The commands that replay exactly this case.
+
+    ``adapter`` is the reference the user gave (a bundled name, ``MODULE:FACTORY`` or
+    ``exec:COMMAND``), or None for an adapter given as an object, which no command line can
+    name; with ``pytest=True``, the pytest run of that one scenario comes too::
+
+        reproduce_commands(result, "my_project.testing:make_adapter", pytest=True)
+        # ['harness run scenarios/x.yaml --adapter my_project.testing:make_adapter',
+        #  'python -m pytest --harness-adapter=my_project.testing:make_adapter --harness-scenario=x']
+    """
+    only = f"--harness-scenario={shlex.quote(result.scenario.id)}"
+    if adapter is None:
+        return [f"python -m pytest {only}"] if pytest else []
+    commands = [reproduce_command(result, adapter)]
+    if pytest:
+        commands.append(f"python -m pytest --harness-adapter={shlex.quote(adapter)} {only}")
+    return commands
+
 
 
 def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> list[str]:
     """The events around the violation's event, one line each, the event itself marked."""
-    if not isinstance(result.scenario, SessionScenario):
-        return []
-    trace = result.scenario.trace
+    events: Sequence[Any] = result.scenario.events
     lines = []
     lo, hi = (
         max(0, violation.event_index - radius),
-        min(len(trace), violation.event_index + radius + 1),
+        min(len(events), violation.event_index + radius + 1),
     )
     for i in range(lo, hi):
-        event = trace[i]
+        event = events[i]
         marker = ">" if i == violation.event_index else " "
-        detail = _summary(event)
-        lines.append(
-            f"{marker} {i:>6}  line {event.line:<4} {event.kind:<16} {event.session_id}  {detail}"
-        )
+        session = getattr(event, "session_id", None)
+        where = f"{session}  {_summary(event)}" if session is not None else _turn_summary(event)
+        lines.append(f"{marker} {i:>6}  line {event.line:<4} {event.kind:<16} {where}".rstrip())
     return lines
 
 
@@ -47,6 +77,21 @@ def _summary(event: object) -> str:
     if calls:
         return "calls=" + ",".join(c.id for c in calls)
     return ""
+
+
+def _turn_summary(event: object) -> str:
+    """A driver turn event's fields, e.g. ``index=1 block=tool_use id=toolu_01 name=get_user``."""
+    if not is_dataclass(event):
+        return ""
+    parts = []
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if f.name == "line" or value == "":
+            continue
+        if f.name in ("text", "fragment"):  # streamed content: quoted, and kept short
+            value = repr(value if len(value) <= 40 else value[:37] + "...")
+        parts.append(f"{f.name}={value}")
+    return " ".join(parts)
 
 
 def render_violation(
@@ -62,7 +107,36 @@ def render_violation(
     return out
 
 
-def render_table(results: Sequence[ScenarioResult], *, max_violations: int = 5) -> str:
+def render_violations(result: ScenarioResult, *, limit: int = MAX_VIOLATIONS_SHOWN) -> list[str]:
+    """The first ``limit`` violations, each located with its excerpt, then how many are left."""
+    lines: list[str] = []
+    for violation in result.violations[:limit]:
+        lines.extend(render_violation(result, violation))
+    hidden = len(result.violations) - limit
+    if hidden > 0:
+        lines.append(f"  ... and {hidden} more violations (--format json lists them all)")
+    return lines
+
+
+def render_failure(result: ScenarioResult, reproduce: Sequence[str] | None = None) -> str:
+    """One failed or errored result on its own, as the pytest plugin shows it: what went wrong,
+    then the commands that reproduce it (by default ``harness run`` with the result's adapter
+    name; see ``reproduce_commands``)."""
+    scenario = result.scenario
+    if result.status == "error":
+        lines = [f"the adapter misbehaved: {result.error}"]
+    else:
+        lines = [
+            f"{len(result.violations)} conformance violation(s) in {scenario.id} ({scenario.title})",
+            *render_violations(result),
+        ]
+    if reproduce is None:
+        reproduce = reproduce_commands(result, result.adapter)
+    lines += ["reproduce:", *(f"  {command}" for command in reproduce)]
+    return "\n".join(lines)
+
+
+def render_table(results: Sequence[ScenarioResult]) -> str:
     lines: list[str] = []
     for result in results:
         extra = ""
@@ -74,11 +148,7 @@ def render_table(results: Sequence[ScenarioResult], *, max_violations: int = 5) 
         if result.status == "error":
             lines.append(f"  {result.error}")
         if result.status in ("fail", "error"):
-            for violation in result.violations[:max_violations]:
-                lines.extend(render_violation(result, violation))
-            hidden = len(result.violations) - max_violations
-            if hidden > 0:
-                lines.append(f"  ... and {hidden} more violations (use --format json for all)")
+            lines.extend(render_violations(result))
             lines.append(f"  reproduce: {reproduce_command(result)}")
     lines.append(summary_line(results))
     return "\n".join(lines)

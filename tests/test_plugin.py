@@ -170,6 +170,40 @@ def test_failure_shows_rule_event_line_excerpt_and_a_command_that_reproduces_it(
     again.assert_outcomes(failed=1)
 
 
+def test_a_failing_scenario_raises_a_conformance_failure_carrying_its_result(project):
+    from harness import ConformanceFailure
+    from harness.report import render_failure, reproduce_commands
+
+    class Catch:
+        def __init__(self) -> None:
+            self.raised: list[BaseException] = []
+
+        def pytest_exception_interact(self, node, call, report):
+            self.raised.append(call.excinfo.value)
+
+    catch = Catch()
+    run = project.inline_run(
+        f"--harness-adapter={MUTANT}",
+        "--harness-scenario=backward-attachment-basic",
+        "-o",
+        "asyncio_default_fixture_loop_scope=function",
+        "-p",
+        "no:cacheprovider",
+        plugins=[catch],
+    )
+    run.assertoutcome(failed=1)
+    (failure,) = catch.raised
+    assert isinstance(failure, ConformanceFailure) and isinstance(failure, AssertionError)
+    assert (failure.result.scenario.id, failure.result.status) == (
+        "backward-attachment-basic",
+        "fail",
+    )
+    # what pytest shows is the report alone, no traceback of the plugin's frames
+    (report,) = [r for r in run.getreports("pytest_runtest_logreport") if r.failed]
+    commands = reproduce_commands(failure.result, MUTANT, pytest=True)
+    assert str(report.longrepr) == str(failure) == render_failure(failure.result, commands)
+
+
 def test_own_scenario_folder_and_its_errors(project):
     folder = project.mkdir("my_scenarios")
     (folder / "mine.yaml").write_text(

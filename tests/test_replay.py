@@ -60,6 +60,23 @@ def test_raising_adapter_is_an_error_naming_the_event(scenario):
     assert "KeyError" in result.error and "toolu_01" in result.error
 
 
+def test_the_adapter_error_behind_an_error_result_carries_the_event_index(scenario):
+    from harness import AdapterError
+    from harness.replay._watchdog import Hung, Progress, run_guarded
+    from harness.replay.session import SessionReplay
+    from harness.rules.registry import rules_for
+
+    completed = next(i for i, e in enumerate(scenario.trace) if e.kind == "tool_completed")
+    with pytest.raises(AdapterError) as raised:
+        SessionReplay(scenario, rules_for("session")).run(bad.RaisesOnCompletion(), Progress())
+    assert raised.value.index == completed
+    # a hang is an AdapterError too, at the event being fed
+    run = SessionReplay(scenario, rules_for("session"))
+    with pytest.raises(Hung) as hung:
+        run_guarded(lambda progress: run.run(bad.HangsOnCompletion(), progress), limit=0.3)
+    assert isinstance(hung.value, AdapterError) and hung.value.index == completed
+
+
 def test_factory_that_raises_is_an_error(scenario):
     result = replay(scenario, adapter(bad.make_failing_factory))
     assert result.status == "error"

@@ -6,13 +6,14 @@ import contextlib
 import time
 from collections.abc import Iterable
 
+from harness._errors import AdapterError
 from harness.adapters.protocol import adapter_layers
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.replay._watchdog import Hung, Progress, run_guarded
 from harness.replay.driver import DriverReplay
 from harness.replay.history import HistoryReplay
 from harness.replay.result import ScenarioResult, Status
-from harness.replay.session import AdapterFailure, SessionReplay
+from harness.replay.session import SessionReplay
 from harness.rules.registry import rules_for
 from harness.scenario import DriverScenario, Scenario
 
@@ -52,14 +53,11 @@ def replay(
             instance = info.factory()
             made.append(instance)
         except Exception as exc:
-            raise AdapterFailure(
-                -1, f"creating the adapter raised {type(exc).__name__}: {exc}"
-            ) from exc
+            raise AdapterError(f"creating the adapter raised {type(exc).__name__}: {exc}") from exc
         try:
             layers = adapter_layers(instance)
         except Exception as exc:
-            raise AdapterFailure(
-                -1,
+            raise AdapterError(
                 f"asking the adapter which layers it implements raised {type(exc).__name__}: {exc}",
             ) from exc
         if scenario.layer not in layers:
@@ -93,7 +91,7 @@ def replay(
     except Hung as exc:
         _close(made, hung=True)
         return result("error", error=str(exc))
-    except AdapterFailure as exc:
+    except AdapterError as exc:
         _close(made, hung=False)
         return result("error", error=str(exc))
     _close(made, hung=False)

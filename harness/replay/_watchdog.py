@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from harness._errors import AdapterError
+
 
 @dataclass(slots=True)
 class Progress:
@@ -33,10 +35,14 @@ class Progress:
         return f"{self.phase}{where}"
 
 
-class Hung(Exception):
+class Hung(AdapterError):
+    """The adapter stopped making progress for longer than the time limit."""
+
     def __init__(self, progress: Progress, seconds: float) -> None:
-        super().__init__(f"the adapter did not return within {seconds:g}s: {progress.describe()}")
-        self.index = progress.index
+        super().__init__(
+            f"the adapter did not return within {seconds:g}s: {progress.describe()}",
+            index=progress.index,
+        )
 
 
 def run_guarded(body: Callable[[Progress], Any], *, limit: float) -> Any:

@@ -16,10 +16,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from harness._errors import AdapterError
 from harness.codecs import dialects
 from harness.model.driver import DriverOutput, MalformedOutput, WireChunk, coerce_output, turn_facts
 from harness.replay._watchdog import Progress
-from harness.replay.session import AdapterFailure
 from harness.rules.driver import DriverCheck, DriverRun
 from harness.rules.registry import Rule, Violation
 from harness.scenario import DriverScenario
@@ -152,7 +152,7 @@ class DriverReplay:
                     outputs.append((self._coerce(item, len(outputs)), source.reads))
             except StreamCancelled:
                 propagated = True  # the cancellation ended the driver, as it should
-            except AdapterFailure:
+            except AdapterError:
                 raise
             except Exception as exc:
                 raised = f"{type(exc).__name__}: {exc}"
@@ -193,7 +193,7 @@ class DriverReplay:
                 if not source.cancelled:
                     raise  # the watchdog's cancellation of a hung driver
                 return True, None
-            except AdapterFailure:
+            except AdapterError:
                 raise
             except Exception as exc:
                 return False, f"{type(exc).__name__}: {exc}"
@@ -214,4 +214,4 @@ class DriverReplay:
         try:
             return coerce_output(item, position)
         except MalformedOutput as exc:
-            raise AdapterFailure(-1, f"the driver emitted a malformed output: {exc}") from None
+            raise AdapterError(f"the driver emitted a malformed output: {exc}") from None

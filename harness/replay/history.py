@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from harness._errors import AdapterError
 from harness.history import HistoryFormatError, detect_shape, from_anthropic, from_openai
 from harness.model import session as ev
 from harness.model.history import HistoryMessage
 from harness.model.observation import MalformedObservation, Message, coerce_transcript
-from harness.replay.session import AdapterFailure, SessionReplay
+from harness.replay.session import SessionReplay
 from harness.rules.history import HistoryCheck, StoredSession
 from harness.rules.registry import Rule
 from harness.rules.session import ObservationPoint
@@ -83,11 +84,11 @@ class HistoryReplay(SessionReplay):
                     (violation.rule, violation.event_index, violation.message), violation
                 )
 
-    def _malformed(self, checkpoint: ObservationPoint, what: str, problem: str) -> AdapterFailure:
-        return AdapterFailure(
-            checkpoint.index,
+    def _malformed(self, checkpoint: ObservationPoint, what: str, problem: str) -> AdapterError:
+        return AdapterError(
             f"the adapter returned a malformed observation from {what} at the checkpoint after "
             f"event {checkpoint.index} ({checkpoint.reason}): {problem}",
+            index=checkpoint.index,
         )
 
     def _history(

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness._errors import AdapterError
 from harness.model import session as ev
 from harness.model.observation import (
     MalformedObservation,
@@ -30,14 +31,6 @@ from harness.rules.registry import Rule, Violation
 from harness.rules.session import ObservationPoint, SessionCheck
 from harness.rules.session_ledger import SessionLedger
 from harness.scenario import Expectation, SessionScenario
-
-
-class AdapterFailure(Exception):
-    """The adapter raised or returned garbage; carries the event index for the report."""
-
-    def __init__(self, index: int, message: str) -> None:
-        super().__init__(message)
-        self.index = index
 
 
 def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[ObservationPoint]:
@@ -199,11 +192,11 @@ class SessionReplay:
         )
         self.check(checkpoint, notes, transcript)
 
-    def _raised(self, exc: BaseException, what: str, index: int) -> AdapterFailure:
+    def _raised(self, exc: BaseException, what: str, index: int) -> AdapterError:
         event = self.trace[index] if 0 <= index < len(self.trace) else None
         where = f" on event {index} ({event.kind}, line {event.line})" if event else ""
-        return AdapterFailure(
-            index, f"the adapter's {what} raised {type(exc).__name__}: {exc}{where}"
+        return AdapterError(
+            f"the adapter's {what} raised {type(exc).__name__}: {exc}{where}", index=index
         )
 
     def _call(
@@ -243,10 +236,10 @@ class SessionReplay:
         try:
             return coerce(value)
         except MalformedObservation as exc:
-            raise AdapterFailure(
-                checkpoint.index,
+            raise AdapterError(
                 f"the adapter returned a malformed observation at the checkpoint after event "
                 f"{checkpoint.index} ({checkpoint.reason}): {exc}",
+                index=checkpoint.index,
             ) from None
 
     # -- checking ----------------------------------------------------------------------------

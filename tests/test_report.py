@@ -1,0 +1,127 @@
+"""Rendering results: the violation located, the events around it, the commands that reproduce it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+
+from harness import ConformanceFailure, Violation
+from harness.library import library_path
+from harness.replay import replay
+from harness.report import (
+    MAX_VIOLATIONS_SHOWN,
+    render_failure,
+    render_table,
+    reproduce_commands,
+)
+from harness.scenario import load_scenario
+
+LIBRARY = library_path()
+DRIVER_MUTANT = "driver-mutant-anthropic-batches-calls"
+SESSION_MUTANT = "session-mutant-no-message-updated"
+
+
+@pytest.fixture(scope="module")
+def driver_failure():
+    scenario = load_scenario(LIBRARY / "driver" / "assembled-message-parallel-calls.yaml")
+    result = replay(scenario, DRIVER_MUTANT)
+    assert result.status == "fail"
+    return result
+
+
+@pytest.fixture(scope="module")
+def session_failure():
+    scenario = load_scenario(LIBRARY / "session" / "backward-attachment-basic.yaml")
+    result = replay(scenario, SESSION_MUTANT)
+    assert result.status == "fail"
+    return result
+
+
+def test_a_driver_failure_shows_the_turn_events_around_the_violation(driver_failure):
+    violation = driver_failure.violations[0]
+    at = violation.event_index
+    turn = driver_failure.scenario.turn
+    text = render_failure(driver_failure)
+    event = turn[at]
+    marked = [line for line in text.splitlines() if line.lstrip().startswith(">")]
+    assert len(marked) == len(driver_failure.violations)  # one marked event per violation
+    assert re.search(
+        rf"^\s+>\s+{at}\s+line {event.line}\s+{event.kind}\s+index={event.index}$", text, re.M
+    )
+    # the two events either side, unmarked, in the same style
+    for i in (at - 2, at - 1, at + 1, at + 2):
+        assert re.search(rf"^\s{{7}}\s+{i}\s+line {turn[i].line}\s+{turn[i].kind}\b", text, re.M)
+    # the CLI's table shows the same excerpt
+    assert all(line in render_table([driver_failure]) for line in marked)
+
+
+def test_a_driver_excerpt_names_blocks_calls_and_fragments(driver_failure):
+    text = render_failure(driver_failure)
+    assert "block_start      index=2 block=tool_use id=toolu_02U name=get_user" in text
+    assert "arguments_delta  index=1 fragment='" in text
+    assert "message_delta    stop_reason=tool_use" in text
+
+
+def test_a_session_excerpt_names_the_session(session_failure):
+    (violation,) = session_failure.violations
+    text = render_failure(session_failure)
+    assert re.search(
+        rf">\s+{violation.event_index}\s+line \d+\s+tool_completed\s+main  calls=", text
+    )
+
+
+def test_the_failure_text_locates_each_violation_and_ends_with_the_reproduce_commands(
+    session_failure,
+):
+    (violation,) = session_failure.violations
+    scenario = session_failure.scenario
+    commands = reproduce_commands(session_failure, SESSION_MUTANT, pytest=True)
+    lines = render_failure(session_failure, commands).splitlines()
+    assert lines[0] == f"1 conformance violation(s) in {scenario.id} ({scenario.title})"
+    assert lines[1] == (
+        f"  [{violation.rule}] event {violation.event_index}, "
+        f"{scenario.path}:{session_failure.line_of(violation)}"
+    )
+    assert lines[-3:] == ["reproduce:", *(f"  {c}" for c in commands)]
+
+
+def test_one_cap_on_the_violations_shown_for_the_table_and_the_failure(session_failure):
+    many = tuple(Violation("backward-attachment", -1, f"problem {n}") for n in range(13))
+    result = replace(session_failure, violations=many)
+    hidden = 13 - MAX_VIOLATIONS_SHOWN
+    for text in (render_failure(result), render_table([result])):
+        assert f"problem {MAX_VIOLATIONS_SHOWN - 1}\n" in text
+        assert f"problem {MAX_VIOLATIONS_SHOWN}\n" not in text
+        assert f"  ... and {hidden} more violations (--format json lists them all)" in text
+
+
+def test_an_error_says_the_adapter_misbehaved(session_failure):
+    result = replace(session_failure, status="error", violations=(), error="it raised")
+    assert render_failure(result).splitlines()[0] == "the adapter misbehaved: it raised"
+
+
+def test_reproduce_commands(session_failure):
+    path, scenario_id = session_failure.scenario.path, session_failure.scenario.id
+    assert reproduce_commands(session_failure, "exec:node my consumer.mjs", pytest=True) == [
+        f"harness run {path} --adapter 'exec:node my consumer.mjs'",
+        f"python -m pytest --harness-adapter='exec:node my consumer.mjs' "
+        f"--harness-scenario={scenario_id}",
+    ]
+    assert reproduce_commands(session_failure, SESSION_MUTANT) == [
+        f"harness run {path} --adapter {SESSION_MUTANT}"
+    ]
+    # an adapter given as an object: only pytest can run that case again
+    assert reproduce_commands(session_failure, None, pytest=True) == [
+        f"python -m pytest --harness-scenario={scenario_id}"
+    ]
+    assert reproduce_commands(session_failure, None) == []
+
+
+def test_conformance_failure_is_an_assertion_carrying_the_result(session_failure):
+    failure = ConformanceFailure(session_failure)
+    assert isinstance(failure, AssertionError)
+    assert failure.result is session_failure
+    assert str(failure) == render_failure(session_failure)
+    assert str(ConformanceFailure(session_failure, "told")) == "told"

@@ -89,19 +89,14 @@ class AdapterError(HarnessError):
 
 
 class ConformanceFailure(HarnessError, AssertionError):
-    """A replay violated conformance rules; ``result`` is its ``ScenarioResult``.
-
-    Its text is the failure report (``harness.report.render_failure``) unless one is given::
+    """A replay violated conformance rules; ``result`` is its ``ScenarioResult`` and the text
+    its failure report::
 
         result = replay(scenario, "my_project.testing:make_adapter")
         if result.status == "fail":
-            raise ConformanceFailure(result)
+            raise ConformanceFailure(result, render_failure(result))
     """
 
-    def __init__(self, result: ScenarioResult, message: str | None = None) -> None:
-        if message is None:
-            from harness.report import render_failure
-
-            message = render_failure(result)
+    def __init__(self, result: ScenarioResult, message: str) -> None:
         super().__init__(message)
         self.result = result

@@ -1,0 +1,163 @@
+"""The import direction ARCHITECTURE.md draws: each module imports only from its own layer or
+the layers below, and no modules import each other in a cycle. Imports inside functions count:
+a deferred import is still a dependency."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "harness"
+
+#: bottom to top, as in ARCHITECTURE.md; a module belongs to the first entry its name starts with
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("harness._errors", "harness._yaml"),
+    ("harness.model",),
+    ("harness.wire", "harness.history"),
+    ("harness.codecs", "harness.rules"),
+    ("harness.scenario",),
+    ("harness.adapters",),
+    ("harness.replay",),
+    ("harness.report", "harness.snapshot", "harness.library", "harness.bench", "harness.demo"),
+    ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
+)
+
+
+def module_files() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = module_files()
+
+
+def owner(name: str) -> str | None:
+    """The module of ours that ``name`` (a module, or a name imported from one) is."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports(module: str) -> Iterator[tuple[str, int]]:
+    """Every module of ours that ``module`` imports, with the line, wherever the import is."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            targets = [
+                f"{node.module}.{alias.name}"
+                if f"{node.module}.{alias.name}" in MODULES
+                else node.module
+                for alias in node.names
+            ]
+        else:
+            continue
+        for target in targets:
+            found = owner(target) if target.split(".")[0] == "harness" else None
+            if found is not None and found != module:
+                yield found, node.lineno
+
+
+GRAPH = {module: sorted(set(imports(module))) for module in MODULES}
+
+
+def layer_of(module: str) -> int:
+    for level, prefixes in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return level
+    raise AssertionError(f"{module} is in no layer of LAYERS: add it where it belongs")
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in MODULES:
+        layer_of(module)
+
+
+def test_no_module_imports_from_a_higher_layer() -> None:
+    upward = [
+        f"{MODULES[m].relative_to(PACKAGE.parent)}:{line}: {m} imports {target}"
+        for m, edges in GRAPH.items()
+        for target, line in edges
+        if layer_of(target) > layer_of(m)
+    ]
+    assert not upward, "imports against the layering:\n" + "\n".join(upward)
+
+
+def test_no_import_cycles() -> None:
+    cycles = strongly_connected({m: [target for target, _ in edges] for m, edges in GRAPH.items()})
+    assert not cycles, "modules that import each other:\n" + "\n".join(
+        " <-> ".join(c) for c in cycles
+    )
+
+
+def strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
+    """The groups of more than one node that reach each other (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(graph[start]))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            advanced = False
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(graph[nxt])))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+@pytest.mark.parametrize(
+    ("graph", "expected"),
+    [
+        ({"a": ["b"], "b": ["a"], "c": ["a"]}, [["a", "b"]]),
+        ({"a": ["b"], "b": ["c"], "c": []}, []),
+        ({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["d"]}, [["a", "b", "c"]]),
+    ],
+)
+def test_the_cycle_finder_finds_cycles(
+    graph: dict[str, list[str]], expected: list[list[str]]
+) -> None:
+    assert strongly_connected(graph) == expected
+
+
+def test_the_checker_sees_deferred_imports() -> None:
+    # the loader imports the rule registry inside a function, to check a scenario's rule ids
+    assert "harness.rules" in {target for target, _ in GRAPH["harness.scenario.loader"]}

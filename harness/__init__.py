@@ -21,6 +21,24 @@ from harness.adapters import (
     SessionAdapter,
     resolve_adapter,
 )
+from harness.codecs import Codec, register_codec, unregister_codec
+from harness.model.driver import (
+    ArgumentsDelta,
+    BlockStart,
+    BlockStop,
+    CycleDelta,
+    CycleStart,
+    CycleStop,
+    DriverOutput,
+    Ping,
+    TextDelta,
+    TextOut,
+    ThinkingDelta,
+    ToolCallOut,
+    TurnEnd,
+    TurnEvent,
+    WireChunk,
+)
 from harness.model.observation import (
     AttachedCall,
     Message,
@@ -33,6 +51,7 @@ from harness.model.observation import (
 from harness.replay import DEFAULT_TIMEOUT, ScenarioResult, replay
 from harness.rules import RULES, Rule, Violation
 from harness.scenario import MAX_EVENTS, Scenario, discover, load_all, load_scenario, parse_scenario
+from harness.wire import WireError
 
 __all__ = [
     "BUNDLED",
@@ -41,12 +60,21 @@ __all__ = [
     "RULES",
     "AdapterError",
     "AdapterInfo",
+    "ArgumentsDelta",
     "AttachedCall",
+    "BlockStart",
+    "BlockStop",
+    "Codec",
     "ConformanceFailure",
+    "CycleDelta",
+    "CycleStart",
+    "CycleStop",
+    "DriverOutput",
     "HarnessError",
     "Message",
     "MessageUpdate",
     "Notification",
+    "Ping",
     "Problem",
     "ReferenceSessionConsumer",
     "Rule",
@@ -55,14 +83,24 @@ __all__ = [
     "ScenarioResult",
     "SessionAdapter",
     "SessionView",
+    "TextDelta",
+    "TextOut",
+    "ThinkingDelta",
+    "ToolCallOut",
     "ToolStream",
     "Transcript",
+    "TurnEnd",
+    "TurnEvent",
     "UsageError",
     "Violation",
+    "WireChunk",
+    "WireError",
     "discover",
     "load_all",
     "load_scenario",
     "parse_scenario",
+    "register_codec",
     "replay",
     "resolve_adapter",
+    "unregister_codec",
 ]

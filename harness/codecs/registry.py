@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from harness._errors import UsageError
 from harness.codecs import Codec
@@ -18,6 +19,7 @@ BUNDLED_CODECS: tuple[tuple[str, str], ...] = (
     ("harness.codecs.ag_ui", "AGUICodec"),
 )
 
+_C = TypeVar("_C", bound=Codec)
 _bundled: dict[str, Codec] | None = None
 _registered: dict[str, Codec] = {}
 
@@ -36,7 +38,7 @@ def dialects() -> dict[str, Codec]:
     return {**_bundled_codecs(), **_registered}
 
 
-def register_codec(codec: Codec, *, replace: bool = False) -> Codec:
+def register_codec(codec: _C, *, replace: bool = False) -> _C:
     """Make a dialect known to the scenario loader, the replayer and the pytest plugin.
 
     Register before scenarios are loaded (a scenario's ``dialects:`` and ``quirks:`` are checked
@@ -51,16 +53,16 @@ def register_codec(codec: Codec, *, replace: bool = False) -> Codec:
     scenarios encoded by it. A name already known is a ``UsageError``; ``replace=True`` replaces
     that codec (bundled or registered). Returns the codec; ``unregister_codec(name)`` undoes it.
     """
-    checked = _checked(codec)
-    known = dialects().get(checked.name)
+    name = _checked(codec).name
+    known = dialects().get(name)
     if known is not None and not replace:
         raise UsageError(
-            f"a codec for the dialect {checked.name!r} is already known "
+            f"a codec for the dialect {name!r} is already known "
             f"({type(known).__module__}.{type(known).__qualname__}); "
             "pass replace=True to replace it, or give your codec another name"
         )
-    _registered[checked.name] = checked
-    return checked
+    _registered[name] = codec
+    return codec
 
 
 def unregister_codec(name: str) -> None:

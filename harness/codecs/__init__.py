@@ -38,7 +38,8 @@ class Codec(Protocol):
                 return tuple(...)              # the canonical events, ``line=`` set
 
     Register it with ``harness.register_codec(GatewayCodec())``, or pass it to one replay with
-    ``replay(scenario, adapter, codecs=[GatewayCodec()])``.
+    ``replay(scenario, adapter, codecs=[GatewayCodec()])``. One instance serves every replay,
+    from worker threads too: keep an encoding's state local to the call.
     """
 
     @property

@@ -23,7 +23,24 @@ from harness.adapters.protocol import (
     HistoryAdapter,
     SessionAdapter,
 )
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.codecs import Codec, register_codec, unregister_codec
+from harness.model.driver import (
+    ArgumentsDelta,
+    BlockStart,
+    BlockStop,
+    CycleDelta,
+    CycleStart,
+    CycleStop,
+    DriverOutput,
+    Ping,
+    TextDelta,
+    TextOut,
+    ThinkingDelta,
+    ToolCallOut,
+    TurnEnd,
+    TurnEvent,
+    WireChunk,
+)
 from harness.model.observation import (
     AttachedCall,
     Message,
@@ -36,6 +53,7 @@ from harness.model.observation import (
 from harness.replay import DEFAULT_TIMEOUT, ScenarioResult, replay
 from harness.rules import RULES, Rule, Violation
 from harness.scenario import MAX_EVENTS, Scenario, discover, load_all, load_scenario, parse_scenario
+from harness.wire import WireError
 
 __all__ = [
     "BUNDLED",
@@ -44,11 +62,18 @@ __all__ = [
     "RULES",
     "AdapterError",
     "AdapterInfo",
+    "ArgumentsDelta",
     "AsyncDriverAdapter",
     "AsyncHistoryAdapter",
     "AsyncSessionAdapter",
     "AttachedCall",
+    "BlockStart",
+    "BlockStop",
+    "Codec",
     "ConformanceFailure",
+    "CycleDelta",
+    "CycleStart",
+    "CycleStop",
     "DriverAdapter",
     "DriverOutput",
     "HarnessError",
@@ -56,6 +81,7 @@ __all__ = [
     "Message",
     "MessageUpdate",
     "Notification",
+    "Ping",
     "Problem",
     "ReferenceSessionConsumer",
     "Rule",
@@ -64,17 +90,24 @@ __all__ = [
     "ScenarioResult",
     "SessionAdapter",
     "SessionView",
+    "TextDelta",
     "TextOut",
+    "ThinkingDelta",
     "ToolCallOut",
     "ToolStream",
     "Transcript",
     "TurnEnd",
+    "TurnEvent",
     "UsageError",
     "Violation",
+    "WireChunk",
+    "WireError",
     "discover",
     "load_all",
     "load_scenario",
     "parse_scenario",
+    "register_codec",
     "replay",
     "resolve_adapter",
+    "unregister_codec",
 ]

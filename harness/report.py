@@ -50,7 +50,6 @@ def reproduce_commands(
     return commands
 
 
-
 def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> list[str]:
     """The events around the violation's event, one line each, the event itself marked."""
     events: Sequence[Any] = result.scenario.events

@@ -1,15 +1,9 @@
 """The AG-UI dialect: its codec (``harness.codecs.ag_ui``) and reference driver
-(``harness.adapters.driver.ag_ui``), before they are registered.
-
-The registries do not know the dialect yet, so the ``ag_ui_known`` fixture puts the codec into
-``harness.codecs.dialects`` (and the name ``harness.replay.driver`` imported from it) for the
-replays and scenario loading that look dialects up.
-"""
+(``harness.adapters.driver.ag_ui``), replayed through the harness like any bundled dialect."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import itertools
 import json
 from collections.abc import Generator, Iterator, Sequence
@@ -20,11 +14,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import harness.codecs
 from harness.adapters.driver.ag_ui import AGUIDriver
 from harness.adapters.driver.reference import events
 from harness.adapters.registry import AdapterInfo
-from harness.codecs import Codec
 from harness.codecs.ag_ui import QUIRKS, AGUICodec
 from harness.model import driver as dv
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
@@ -36,22 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DRIVER_SCENARIOS = sorted((ROOT / "scenarios" / "driver").glob("*.yaml"))
 CODEC = AGUICodec()
 REFERENCE = AdapterInfo("ag-ui-reference", "driver", "reference", AGUIDriver)
-_ORIGINAL_DIALECTS = harness.codecs.dialects
-_replay_driver = importlib.import_module("harness.replay.driver")
-_loader = importlib.import_module("harness.scenario.loader")
-
-
-def _with_ag_ui() -> dict[str, Codec]:
-    return {**_ORIGINAL_DIALECTS(), CODEC.name: CODEC}
-
-
-@pytest.fixture
-def ag_ui_known(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The dialect registry, the replay and the scenario loader know "ag-ui"."""
-    monkeypatch.setattr(harness.codecs, "dialects", _with_ag_ui)
-    monkeypatch.setattr(_replay_driver, "dialects", _with_ag_ui)
-    if hasattr(_loader, "dialects"):  # today the loader imports it inside a function
-        monkeypatch.setattr(_loader, "dialects", _with_ag_ui)
 
 
 def wire(turn: Sequence[dv.TurnEvent], quirks: Sequence[str] = ()) -> str:
@@ -878,7 +854,6 @@ def _failures(result: ScenarioResult) -> str:
     )
 
 
-@pytest.mark.usefixtures("ag_ui_known")
 @pytest.mark.parametrize("path", DRIVER_SCENARIOS, ids=lambda p: p.stem)
 def test_every_driver_scenario_passes_or_skips_with_a_reason(path: Path) -> None:
     scenario = load_scenario(path)
@@ -890,7 +865,6 @@ def test_every_driver_scenario_passes_or_skips_with_a_reason(path: Path) -> None
         assert not scenario.dialects or "ag-ui" in scenario.dialects
 
 
-@pytest.mark.usefixtures("ag_ui_known")
 def test_the_scenarios_open_to_every_dialect_run_in_ag_ui() -> None:
     open_to_all = [s for s in map(load_scenario, DRIVER_SCENARIOS) if not s.dialects]
     assert len(open_to_all) >= 5
@@ -915,7 +889,6 @@ def _ag_ui_library() -> list[Scenario]:
     return out
 
 
-@pytest.mark.usefixtures("ag_ui_known")
 @pytest.mark.parametrize(
     "quirks", [(), *((q,) for q in sorted(QUIRKS)), tuple(sorted(QUIRKS))], ids=str
 )
@@ -962,7 +935,6 @@ _BASE = parse_scenario(
 )
 
 
-@pytest.mark.usefixtures("ag_ui_known")
 @settings(
     max_examples=150,
     deadline=None,
@@ -1086,7 +1058,6 @@ MUTANTS: list[tuple[type[AGUIDriver], str, tuple[str, ...], str]] = [
 ]
 
 
-@pytest.mark.usefixtures("ag_ui_known")
 @pytest.mark.parametrize(
     ("mutant", "scenario_id", "quirks", "rule"), MUTANTS, ids=lambda x: getattr(x, "__name__", None)
 )
@@ -1101,9 +1072,8 @@ def test_a_driver_with_one_bug_is_caught(
     assert rule in result.rules_broken
 
 
-@pytest.mark.usefixtures("ag_ui_known")
 def test_a_scenario_file_can_ask_for_ag_ui_quirks() -> None:
-    """With the dialect registered, a YAML scenario names it and its quirks like any other."""
+    """A YAML scenario names it and its quirks like any other."""
     scenario = parse_scenario(
         "id: snapshot-after-each-step\ntitle: t\ndescription: d\nsource: REAL_BUGS row 16\n"
         "layer: driver\nrules: [no-duplicates]\ndialects: [ag-ui]\nquirks: [messages_snapshot]\n"

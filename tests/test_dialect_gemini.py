@@ -1,16 +1,15 @@
 """The Gemini dialects (``gemini-sse``, ``gemini-json-array``): codecs, reference drivers, real
 recordings, and the driver scenarios replayed through the harness.
 
-The codecs are not registered in ``harness.codecs.dialects()`` yet; the ``gemini_dialects``
-fixture adds them for the replays.
+The replays here pass this module's codec objects with ``replay(..., codecs=CODECS)``, so they
+exercise exactly these instances whatever the registry holds.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import harness.codecs
 from harness.adapters.driver.gemini import GeminiDriver, GeminiJSONArrayDriver
 from harness.adapters.registry import AdapterInfo
 from harness.codecs.gemini import (
@@ -612,31 +610,6 @@ def test_vertex_streamed_function_call_arguments() -> None:
 # -- scenarios through the replay -----------------------------------------------------------------
 
 
-Patch = Callable[..., None]
-
-
-@pytest.fixture
-def gemini_dialects(monkeypatch: pytest.MonkeyPatch) -> Patch:
-    """Put the Gemini codecs (or wrappers of them) into harness.codecs.dialects() and the names
-    the replayer and the loader imported."""
-    original = harness.codecs.dialects
-
-    def install(*codecs: Any) -> None:
-        chosen = codecs or CODECS
-
-        def dialects() -> dict[str, Any]:
-            return {**original(), **{c.name: c for c in chosen}}
-
-        monkeypatch.setattr(harness.codecs, "dialects", dialects)
-        for name in ("harness.replay.driver", "harness.scenario.loader"):
-            module = importlib.import_module(name)
-            if hasattr(module, "dialects"):
-                monkeypatch.setattr(module, "dialects", dialects)
-
-    install()
-    return install
-
-
 def adapter(driver: type[Any]) -> AdapterInfo:
     return AdapterInfo(f"driver-{driver.dialect}-test", "driver", "reference", driver)
 
@@ -653,12 +626,9 @@ def variant(scenario: Any, codec: Any, name: str) -> Any:
 @pytest.mark.parametrize("quirks", list(VARIANTS))
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
 @pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.stem)
-def test_scenarios_replay_through_the_gemini_drivers(
-    gemini_dialects: Patch, path: Path, codec: Any, quirks: str
-) -> None:
+def test_scenarios_replay_through_the_gemini_drivers(path: Path, codec: Any, quirks: str) -> None:
     scenario = variant(load_scenario(path), codec, quirks)
-    gemini_dialects(*CODECS)
-    result = replay(scenario, adapter(DRIVERS[codec.name]))
+    result = replay(scenario, adapter(DRIVERS[codec.name]), codecs=CODECS)
     if result.status == "skip":  # e.g. a cancellation point past the end of a short encoding
         assert result.skip_reason
         return
@@ -677,7 +647,7 @@ def test_scenarios_replay_through_the_gemini_drivers(
     ],
 )
 def test_recorded_streams_replay_as_scenarios(
-    gemini_dialects: Patch, dialect: str, cassette: str, interaction: int, calls: int
+    dialect: str, cassette: str, interaction: int, calls: int
 ) -> None:
     """A scenario whose turn is a recording (``wire:``) runs through the Gemini drivers."""
     text = (
@@ -687,11 +657,11 @@ def test_recorded_streams_replay_as_scenarios(
     )
     scenario = parse_scenario(text, str(ROOT / "scenarios" / "driver" / "recorded.yaml"))
     assert len(turn_facts(scenario.turn).calls) == calls
-    result = replay(scenario, adapter(DRIVERS[dialect]))
+    result = replay(scenario, adapter(DRIVERS[dialect]), codecs=CODECS)
     assert result.status == "pass", result.error or [v.message for v in result.violations]
 
 
-def test_the_library_has_scenarios_gemini_carries(gemini_dialects: Patch) -> None:
+def test_the_library_has_scenarios_gemini_carries() -> None:
     carried = {
         (p.stem, c.name)
         for p in SCENARIO_FILES
@@ -768,7 +738,7 @@ def _array(driver: type[GeminiDriver]) -> type[GeminiDriver]:
 )
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
 def test_a_driver_with_one_bug_is_caught(
-    gemini_dialects: Patch, mutant: type[GeminiDriver], rules: set[str], codec: Any
+    mutant: type[GeminiDriver], rules: set[str], codec: Any
 ) -> None:
     driver = mutant if codec is SSE else _array(mutant)
     assert driver.dialect == codec.name
@@ -776,8 +746,7 @@ def test_a_driver_with_one_bug_is_caught(
     for path in SCENARIO_FILES:
         for name in ("plain", "streamed_args"):
             scenario = variant(load_scenario(path), codec, name)
-            gemini_dialects(*CODECS)
-            result = replay(scenario, adapter(driver))
+            result = replay(scenario, adapter(driver), codecs=CODECS)
             assert result.status != "error", result.error
             if result.status == "fail":
                 broken |= set(result.rules_broken)

@@ -1,13 +1,8 @@
-"""The OpenAI Responses dialect: its codec (encode, decode, quirks) and its reference driver.
-
-The codec and driver are built directly here; ``harness.codecs.dialects()`` is patched to know
-the codec where the replayer and the scenario loader look dialects up.
-"""
+"""The OpenAI Responses dialect: its codec (encode, decode, quirks) and its reference driver."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -18,10 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import harness.codecs
 from harness.adapters.driver.openai_responses import Call, OpenAIResponsesDriver
 from harness.adapters.registry import AdapterInfo
-from harness.codecs import Codec
 from harness.codecs.openai_responses import QUIRKS, OpenAIResponsesCodec
 from harness.model import driver as dv
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
@@ -39,21 +32,6 @@ QUIRK_SETS: list[tuple[str, ...]] = [
     ("interleaved_calls", "no_done_events"),
     tuple(QUIRKS),
 ]
-
-
-@pytest.fixture
-def responses_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``dialects()`` with this codec, wherever the replayer and the loader look it up."""
-    real = harness.codecs.dialects
-
-    def patched() -> dict[str, Codec]:
-        return {**real(), CODEC.name: CODEC}
-
-    monkeypatch.setattr(harness.codecs, "dialects", patched)
-    for name in ("harness.replay.driver", "harness.scenario.loader"):
-        module = importlib.import_module(name)
-        if hasattr(module, "dialects"):  # the loader imports it inside a function
-            monkeypatch.setattr(module, "dialects", patched)
 
 
 def reference(cls: type[OpenAIResponsesDriver] = OpenAIResponsesDriver) -> AdapterInfo:
@@ -479,7 +457,6 @@ def test_the_driver_stops_reading_at_the_terminal_event() -> None:
     assert len(read) == len(events) - 1
 
 
-@pytest.mark.usefixtures("responses_dialect")
 @pytest.mark.parametrize("quirks", QUIRK_SETS, ids=lambda q: "+".join(q) or "plain")
 @pytest.mark.parametrize(("cassette", "index"), RECORDED, ids=[f"{c}[{n}]" for c, n in RECORDED])
 def test_decoded_real_turns_replay_clean_through_the_driver(
@@ -611,7 +588,6 @@ def replay_reference(
     return replay(scenario, reference(cls))
 
 
-@pytest.mark.usefixtures("responses_dialect")
 @pytest.mark.parametrize("path", DRIVER_SCENARIOS, ids=lambda p: p.stem)
 def test_reference_driver_passes_every_scenario_it_can_run(path: Path) -> None:
     scenario = load_scenario(path)
@@ -628,7 +604,6 @@ def test_reference_driver_passes_every_scenario_it_can_run(path: Path) -> None:
     )
 
 
-@pytest.mark.usefixtures("responses_dialect")
 def test_the_scenarios_this_dialect_can_carry_do_run() -> None:
     ran = {p.stem for p in DRIVER_SCENARIOS if replay_reference(load_scenario(p)).status == "pass"}
     assert ran >= APPLICABLE
@@ -645,7 +620,6 @@ def quirked(path: Path, quirks: Sequence[str]) -> Scenario:
     return parse_scenario(header + "\n".join(lines) + "\n", f"{path.stem}+{'+'.join(quirks)}.yaml")
 
 
-@pytest.mark.usefixtures("responses_dialect")
 @pytest.mark.parametrize("quirks", QUIRK_SETS[1:], ids="+".join)
 @pytest.mark.parametrize("name", sorted(APPLICABLE))
 def test_reference_driver_passes_under_every_quirk(name: str, quirks: tuple[str, ...]) -> None:
@@ -699,7 +673,6 @@ MUTANTS: list[tuple[type[OpenAIResponsesDriver], str, tuple[str, ...], str]] = [
 ]
 
 
-@pytest.mark.usefixtures("responses_dialect")
 @pytest.mark.parametrize(
     ("cls", "name", "quirks", "rule"),
     MUTANTS,
@@ -716,7 +689,6 @@ def test_a_driver_with_one_bug_is_caught(
     assert rule in {v.rule for v in result.violations}, [v.message for v in result.violations]
 
 
-@pytest.mark.usefixtures("responses_dialect")
 def test_scenarios_can_name_this_dialect_and_its_quirks() -> None:
     text = dedent(
         """\

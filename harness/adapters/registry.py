@@ -4,23 +4,15 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from harness._errors import UsageError
-from harness.adapters.driver.ag_ui import AGUIDriver
-from harness.adapters.driver.gemini import GeminiDriver, GeminiJSONArrayDriver
-from harness.adapters.driver.mutants import DRIVER_MUTANTS
-from harness.adapters.driver.openai_responses import OpenAIResponsesDriver
-from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
-from harness.adapters.history.mutants import HISTORY_MUTANTS
-from harness.adapters.history.reference import ReferenceHistoryStore
-from harness.adapters.session.mutants import SESSION_MUTANTS
-from harness.adapters.session.reference import ReferenceSessionConsumer
 
 Kind = Literal["reference", "mutant", "external"]
+_T = TypeVar("_T", bound=type)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,51 +30,93 @@ class AdapterInfo:
         return data
 
 
-def _bundled() -> dict[str, AdapterInfo]:
-    out = {
-        "session-reference": AdapterInfo(
-            "session-reference", "session", "reference", ReferenceSessionConsumer
-        )
-    }
-    for name, (cls, bug) in SESSION_MUTANTS.items():
-        full = f"session-mutant-{name}"
-        out[full] = AdapterInfo(full, "session", "mutant", cls, bug)
-    out["history-reference"] = AdapterInfo(
-        "history-reference", "history", "reference", ReferenceHistoryStore
-    )
-    for name, (history_cls, bug) in HISTORY_MUTANTS.items():
-        full = f"history-mutant-{name}"
-        out[full] = AdapterInfo(full, "history", "mutant", history_cls, bug)
-    drivers = (
-        AnthropicDriver,
-        OpenAIChatDriver,
-        OpenAIResponsesDriver,
-        GeminiDriver,
-        GeminiJSONArrayDriver,
-        AGUIDriver,
-    )
-    for driver in drivers:
-        full = f"driver-{driver.dialect}-reference"
-        out[full] = AdapterInfo(full, "driver", "reference", driver)
-    for name, (driver_cls, bug) in DRIVER_MUTANTS.items():
-        full = f"driver-mutant-{name}"
-        out[full] = AdapterInfo(full, "driver", "mutant", driver_cls, bug)
+#: Per layer, in the order ``harness adapters`` lists them: the reference consumers
+#: (``module:Class``), then the mutants that ``@mutant`` registers in ``harness.adapters.LAYER.mutants``.
+_REFERENCES: dict[str, tuple[str, ...]] = {
+    "session": ("harness.adapters.session.reference:ReferenceSessionConsumer",),
+    "history": ("harness.adapters.history.reference:ReferenceHistoryStore",),
+    "driver": (
+        "harness.adapters.driver.reference:AnthropicDriver",
+        "harness.adapters.driver.reference:OpenAIChatDriver",
+        "harness.adapters.driver.openai_responses:OpenAIResponsesDriver",
+        "harness.adapters.driver.gemini:GeminiDriver",
+        "harness.adapters.driver.gemini:GeminiJSONArrayDriver",
+        "harness.adapters.driver.ag_ui:AGUIDriver",
+    ),
+}
+
+#: layer -> the mutants registered so far, in definition order
+_MUTANTS: dict[str, list[AdapterInfo]] = {layer: [] for layer in _REFERENCES}
+
+
+def mutant_registrar(layer: str) -> Callable[[str, str], Callable[[_T], _T]]:
+    """The ``@mutant(name, bug)`` decorator of one layer's mutants module: the class becomes
+    the bundled adapter ``LAYER-mutant-NAME``, whose bug is that one sentence."""
+    if layer not in _MUTANTS:
+        raise ValueError(f"{layer=} is not a layer with bundled adapters")
+
+    def mutant(name: str, bug: str) -> Callable[[_T], _T]:
+        def register(cls: _T) -> _T:
+            _MUTANTS[layer].append(AdapterInfo(f"{layer}-mutant-{name}", layer, "mutant", cls, bug))
+            return cls
+
+        return register
+
+    return mutant
+
+
+def _load_bundled() -> dict[str, AdapterInfo]:
+    out: dict[str, AdapterInfo] = {}
+    for layer, references in _REFERENCES.items():
+        for reference in references:
+            module, _, attr = reference.partition(":")
+            cls = getattr(importlib.import_module(module), attr)
+            dialect = getattr(cls, "dialect", None)
+            name = f"{layer}-{dialect}-reference" if dialect else f"{layer}-reference"
+            out[name] = AdapterInfo(name, layer, "reference", cls)
+        importlib.import_module(f"harness.adapters.{layer}.mutants")
+        out.update((info.name, info) for info in _MUTANTS[layer])
     return out
 
 
-BUNDLED: dict[str, AdapterInfo] = _bundled()
+class _Bundled(Mapping[str, AdapterInfo]):
+    """The bundled adapters by name; their modules are imported the first time it is read."""
+
+    def __init__(self) -> None:
+        self._table: dict[str, AdapterInfo] | None = None
+
+    @property
+    def table(self) -> dict[str, AdapterInfo]:
+        if self._table is None:
+            self._table = _load_bundled()
+        return self._table
+
+    def __getitem__(self, name: str) -> AdapterInfo:
+        return self.table[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.table)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __repr__(self) -> str:
+        return f"BUNDLED({', '.join(self.table)})"
+
+
+BUNDLED: Mapping[str, AdapterInfo] = _Bundled()
 
 
 def resolve_adapter(reference: str) -> AdapterInfo:
     """A bundled adapter's name, ``package.module:factory`` naming a callable, or
     ``exec:COMMAND`` for a consumer in another process (see ``harness.adapters.process``)."""
-    if reference in BUNDLED:
-        return BUNDLED[reference]
     if reference.startswith("exec:"):
         from harness.adapters.process import process_factory
 
         return AdapterInfo(reference, "session", "external", process_factory(reference[5:]))
-    if ":" not in reference:
+    if ":" not in reference:  # a bundled name never has one: users' adapters load none of them
+        if reference in BUNDLED:
+            return BUNDLED[reference]
         known = ", ".join(sorted(BUNDLED))
         raise UsageError(
             f"unknown adapter {reference!r}: give a bundled adapter's name ({known}), "

@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from harness._errors import AdapterError
 from harness.adapters.protocol import adapter_layers
 from harness.adapters.registry import AdapterInfo, resolve_adapter
+from harness.codecs import Codec
+from harness.codecs.registry import with_codecs
 from harness.replay._watchdog import Hung, Progress, run_guarded
 from harness.replay.driver import DriverReplay
 from harness.replay.history import HistoryReplay
@@ -28,20 +30,25 @@ def replay(
     timeout: float = DEFAULT_TIMEOUT,
     only_rules: Iterable[str] = (),
     skip_rules: Iterable[str] = (),
+    codecs: Iterable[Codec] | None = None,
 ) -> ScenarioResult:
     """Replay one scenario against a fresh adapter and check every enabled rule.
 
     >>> result = replay(load_scenario("scenarios/session/tool-first-turn.yaml"), "session-reference")
     >>> result.status
     'pass'
+
+    ``codecs`` adds dialects for this replay only (each replacing a known codec of its name),
+    without registering them: ``replay(scenario, my_driver, codecs=[GatewayCodec()])``.
     """
+    known = None if codecs is None else with_codecs(codecs)  # checked even for other layers
     info = resolve_adapter(adapter) if isinstance(adapter, str) else adapter
     rules = rules_for(
         scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
     )
     run: SessionReplay | DriverReplay
     if isinstance(scenario, DriverScenario):
-        run = DriverReplay(scenario, rules)
+        run = DriverReplay(scenario, rules, known)
     else:
         run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
     started = time.perf_counter()

@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness._errors import AdapterError
-from harness.codecs import dialects
+from harness.codecs import Codec, dialects
 from harness.model.driver import DriverOutput, MalformedOutput, WireChunk, coerce_output, turn_facts
 from harness.replay._watchdog import Progress
 from harness.rules.driver import DriverCheck, DriverRun
@@ -97,9 +97,16 @@ def recorded_chunks(scenario: DriverScenario) -> tuple[WireChunk, ...]:
 
 
 class DriverReplay:
-    def __init__(self, scenario: DriverScenario, rules: Sequence[Rule]) -> None:
+    def __init__(
+        self,
+        scenario: DriverScenario,
+        rules: Sequence[Rule],
+        codecs: Mapping[str, Codec] | None = None,
+    ) -> None:
+        """``codecs``: the dialects to encode in, by name (default: ``dialects()``)."""
         self.scenario = scenario
         self.rules = list(rules)
+        self.codecs = dialects() if codecs is None else codecs
         self.found: dict[tuple[str, int, str], Violation] = {}
         self.observation = None
         self._chunks: tuple[WireChunk, ...] | None = None
@@ -110,8 +117,8 @@ class DriverReplay:
 
     def skip_reason(self, adapter: Any) -> str | None:
         dialect = getattr(adapter, "dialect", None)
-        codecs = dialects()
-        if dialect not in codecs:
+        codecs = self.codecs
+        if not isinstance(dialect, str) or dialect not in codecs:
             return f"the adapter names no known dialect (dialect={dialect!r}; known: {', '.join(codecs)})"
         if self.scenario.dialects and dialect not in self.scenario.dialects:
             return f"the scenario runs in {', '.join(self.scenario.dialects)}, not {dialect}"
@@ -126,7 +133,7 @@ class DriverReplay:
                 return f"the cancellation comes after read {cancel}, but the {dialect} stream has only {chunks} chunks"
         return None
 
-    def chunks(self, codec: Any) -> tuple[WireChunk, ...]:
+    def chunks(self, codec: Codec) -> tuple[WireChunk, ...]:
         """What the driver is fed: the recorded stream, or the turn in the codec's dialect
         (encoded once per replay)."""
         if self._chunks is None:
@@ -135,7 +142,7 @@ class DriverReplay:
         return self._chunks
 
     def run(self, adapter: Any, progress: Progress) -> None:
-        codec = dialects()[adapter.dialect]
+        codec = self.codecs[adapter.dialect]
         chunks = self.chunks(codec)
         cancel_at = self.scenario.cancel_after_reads
         drive = adapter.drive

@@ -8,18 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver, events, strict_json
+from harness.adapters.registry import mutant_registrar
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
-#: name -> (class, one-sentence bug)
-DRIVER_MUTANTS: dict[str, tuple[type[Any], str]] = {}
-
-
-def mutant(name: str, bug: str) -> Any:
-    def register(cls: type[Any]) -> type[Any]:
-        DRIVER_MUTANTS[name] = (cls, bug)
-        return cls
-
-    return register
+mutant = mutant_registrar("driver")
 
 
 @mutant(

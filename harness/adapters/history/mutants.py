@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from harness.adapters.history.reference import INTERRUPTED, ReferenceHistoryStore, _Store
+from harness.adapters.registry import mutant_registrar
 from harness.history import to_anthropic
 from harness.model import session as ev
 from harness.model.history import HistoryMessage, TextBlock, ToolResultBlock, ToolUseBlock
 
-#: name -> (class, one-sentence bug)
-HISTORY_MUTANTS: dict[str, tuple[type[ReferenceHistoryStore], str]] = {}
-
-
-def mutant(name: str, bug: str) -> Any:
-    def register(cls: type[ReferenceHistoryStore]) -> type[ReferenceHistoryStore]:
-        HISTORY_MUTANTS[name] = (cls, bug)
-        return cls
-
-    return register
+mutant = mutant_registrar("history")
 
 
 @mutant("subagent-into-parent", "Sub-agent events are persisted into the parent session's history.")

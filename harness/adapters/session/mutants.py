@@ -7,21 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.adapters.registry import mutant_registrar
 from harness.adapters.session.reference import ReferenceSessionConsumer, _Message, _Session, _Stream
 from harness.model import session as ev
 from harness.model.history import ToolUseBlock
 from harness.model.observation import AttachedCall, MessageUpdate
 
-#: name -> (class, one-sentence bug)
-SESSION_MUTANTS: dict[str, tuple[type[ReferenceSessionConsumer], str]] = {}
-
-
-def mutant(name: str, bug: str) -> Any:
-    def register(cls: type[ReferenceSessionConsumer]) -> type[ReferenceSessionConsumer]:
-        SESSION_MUTANTS[name] = (cls, bug)
-        return cls
-
-    return register
+mutant = mutant_registrar("session")
 
 
 @mutant(

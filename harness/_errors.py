@@ -4,7 +4,7 @@ HarnessError
  +-- UsageError            bad command line, configuration or adapter name (exit code 2)
  +-- ScenarioError         a scenario file is malformed; carries located problems (exit code 2)
  +-- WireError             a recorded or streamed body cannot be read; carries its source and
- |                         line (harness.wire; exit code 2)
+ |                         line (raised by harness.wire and the codecs; exit code 2)
  +-- HistoryFormatError    (also a ValueError) a message list in neither provider shape, or a
  |                         malformed message in it (harness.history)
  +-- AdapterError          the adapter under test misbehaved: raised or returned garbage;
@@ -69,6 +69,25 @@ class ScenarioError(HarnessError):
     def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = tuple(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class WireError(HarnessError):
+    """A recording or a streamed body cannot be read; carries where (source, line) and why.
+
+    ``source`` is a file path, or a path plus the part of it, e.g.
+    ``"x.yaml interactions[1] response body"``; ``line`` counts from 1 within that source.
+    """
+
+    def __init__(self, source: str, line: int, message: str) -> None:
+        self.source = source
+        self.line = line
+        self.message = message
+        super().__init__(f"{source}:{line}: {message}")
+
+    @property
+    def problem(self) -> Problem:
+        """The same error as a located ``Problem``, for reports that list problems."""
+        return Problem(self.source, self.line, self.message)
 
 
 class AdapterError(HarnessError):

@@ -1,6 +1,7 @@
 """The import direction ARCHITECTURE.md draws: each module imports only from its own layer or
 the layers below, and no modules import each other in a cycle. Imports inside functions count:
-a deferred import is still a dependency."""
+a deferred import is still a dependency. Imports under ``if TYPE_CHECKING:`` do not: they never
+run, and only name a type for the checker."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def owner(name: str) -> str | None:
 def imports(module: str) -> Iterator[tuple[str, int]]:
     """Every module of ours that ``module`` imports, with the line, wherever the import is."""
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    for node in _runtime_nodes(tree):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -65,6 +66,22 @@ def imports(module: str) -> Iterator[tuple[str, int]]:
             found = owner(target) if target.split(".")[0] == "harness" else None
             if found is not None and found != module:
                 yield found, node.lineno
+
+
+def _runtime_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node below ``node``, except the bodies of ``if TYPE_CHECKING:``."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and _names_type_checking(child.test):
+            yield from (n for orelse in child.orelse for n in (orelse, *_runtime_nodes(orelse)))
+            continue
+        yield child
+        yield from _runtime_nodes(child)
+
+
+def _names_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 GRAPH = {module: sorted(set(imports(module))) for module in MODULES}
@@ -161,3 +178,18 @@ def test_the_cycle_finder_finds_cycles(
 def test_the_checker_sees_deferred_imports() -> None:
     # the loader imports the rule registry inside a function, to check a scenario's rule ids
     assert "harness.rules" in {target for target, _ in GRAPH["harness.scenario.loader"]}
+
+
+def test_the_checker_skips_type_checking_imports() -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    import harness.report\nelse:\n    import harness.model\n"
+        "def f():\n    import harness.replay\n"
+    )
+    found = {
+        alias.name
+        for node in _runtime_nodes(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    assert found == {"harness.model", "harness.replay"}

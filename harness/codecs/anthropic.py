@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness.codecs import need
+from harness.codecs.base import need
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from harness._errors import UsageError
-from harness.codecs import Codec
+from harness.codecs.base import Codec
 
 #: module and class of each bundled codec, in the order ``dialects()`` lists them
 BUNDLED_CODECS: tuple[tuple[str, str], ...] = (

@@ -15,31 +15,9 @@ Every failure is a ``WireError`` naming the source, the line and what is wrong.
 
 from __future__ import annotations
 
-from harness._errors import HarnessError, Problem
-
-
-class WireError(HarnessError):
-    """A recording or a streamed body cannot be read; carries where (source, line) and why.
-
-    ``source`` is a file path, or a path plus the part of it, e.g.
-    ``"x.yaml interactions[1] response body"``; ``line`` counts from 1 within that source.
-    """
-
-    def __init__(self, source: str, line: int, message: str) -> None:
-        self.source = source
-        self.line = line
-        self.message = message
-        super().__init__(f"{source}:{line}: {message}")
-
-    @property
-    def problem(self) -> Problem:
-        """The same error as a located ``Problem``, for reports that list problems."""
-        return Problem(self.source, self.line, self.message)
-
-
-# The submodules raise WireError, so they are imported once it exists.
-from harness.wire.cassette import Interaction, read_cassette  # noqa: E402
-from harness.wire.sse import (  # noqa: E402
+from harness._errors import WireError
+from harness.wire.cassette import Interaction, read_cassette
+from harness.wire.sse import (
     DONE,
     Done,
     JsonChunk,

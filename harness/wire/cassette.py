@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
+from harness._errors import WireError
 from harness._yaml import expanded_size
-from harness.wire import WireError
 
 #: A cassette may not stand for more YAML values than this once its aliases are expanded.
 MAX_VALUES = 2_000_000

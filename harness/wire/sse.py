@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from harness.wire import WireError
+from harness._errors import WireError
 
 # Line ends of the SSE format, and the ones a JSON document may contain as whitespace.
 _LINE_END = re.compile(r"\r\n|\r|\n")

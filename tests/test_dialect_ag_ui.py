@@ -953,7 +953,8 @@ def test_generated_turns_replay_clean_through_the_driver(
     ends = [n for n, c in enumerate(chunks) if c.origin == facts.final_stop]
     # reads the driver makes: up to RUN_FINISHED, or all of a stream that ends in the turn
     reads = ends[-1] + 1 if facts.ended and ends else len(chunks)
-    last_cancel = reads if not facts.ended else reads - 1
+    # the replay cancels only a read the stream has: at most its last chunk
+    last_cancel = min(reads if not facts.ended else reads - 1, len(chunks) - 1)
     cancel = None if where is None or last_cancel < 1 else 1 + int(where * (last_cancel - 1))
     scenario = dataclasses.replace(
         _BASE, turn=turn, dialects=("ag-ui",), quirks=tuple(quirks), cancel_after_reads=cancel

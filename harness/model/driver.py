@@ -235,6 +235,10 @@ class TurnFacts:
     final_reason: str
     #: False when the stream ends while the turn goes on (its last cycle stopped for tool_use)
     ended: bool = True
+    #: trace positions of the events that carry content a consumer could pass on: text and
+    #: thinking, argument fragments, a call's start; the rest (stops, pings, empty deltas) is
+    #: framing, and reading it is never what makes an emission late
+    content: frozenset[int] = frozenset()
 
 
 def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
@@ -312,4 +316,15 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         start, parts = open_text.pop(index)
         texts.append((start, "".join(parts)))
     texts.sort()
-    return TurnFacts(tuple(calls), tuple(texts), tuple(stops), final_stop, final_reason, ended)
+    content = frozenset(i for i, event in enumerate(events) if _carries_content(event))
+    return TurnFacts(
+        tuple(calls), tuple(texts), tuple(stops), final_stop, final_reason, ended, content
+    )
+
+
+def _carries_content(event: TurnEvent) -> bool:
+    if isinstance(event, (TextDelta, ThinkingDelta)):
+        return event.text != ""
+    if isinstance(event, ArgumentsDelta):
+        return event.fragment != ""
+    return isinstance(event, BlockStart) and event.block in ("tool_use", "server_tool_use")

@@ -20,7 +20,7 @@ from harness._errors import AdapterError
 from harness.codecs import Codec, dialects
 from harness.model.driver import DriverOutput, MalformedOutput, WireChunk, coerce_output, turn_facts
 from harness.replay._watchdog import Progress
-from harness.rules.driver import DriverCheck, DriverRun
+from harness.rules.driver import CONTRACTS, DriverCheck, DriverRun
 from harness.rules.registry import Rule, Violation
 from harness.scenario import DriverScenario
 
@@ -142,6 +142,12 @@ class DriverReplay:
         return self._chunks
 
     def run(self, adapter: Any, progress: Progress) -> None:
+        contract = getattr(adapter, "emits_calls", "per-call")
+        if contract not in CONTRACTS:
+            raise AdapterError(
+                f"the adapter's emits_calls is {contract!r}; it says when the driver passes tool "
+                f"calls on: {' or '.join(map(repr, CONTRACTS))}"
+            )
         codec = self.codecs[adapter.dialect]
         chunks = self.chunks(codec)
         cancel_at = self.scenario.cancel_after_reads
@@ -175,6 +181,7 @@ class DriverReplay:
             propagated,
             raised,
             source.cancelled,
+            contract,
         )
         context = DriverCheck(run)
         for rule in self.rules:
@@ -215,6 +222,8 @@ class DriverReplay:
         try:
             return loop.run_until_complete(task)
         finally:
+            # finalise generators the driver left suspended, inside the loop they belong to
+            loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
     def _coerce(self, item: Any, position: int) -> DriverOutput:

@@ -3,6 +3,7 @@ how far it reads."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,12 @@ from harness.model.driver import (
 from harness.rules.registry import Finding, rule
 
 SEED_003 = "seed 003 (x2d7/interlude #22: partial tool calls)"
+
+#: When a driver passes a tool call on, as its adapter declares it (``emits_calls``): each call
+#: as soon as it is complete, or all of a model message's calls when the message ends (as
+#: consumers that act on the whole message do). Each is checked strictly; the safety rules
+#: (wrong, lost, merged, duplicated or corrupt calls, the turn's lifetime) hold for both.
+CONTRACTS = ("per-call", "per-message")
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,8 @@ class DriverRun:
     raised: str | None
     #: the driver asked for the read that was cancelled (it may end before that point)
     cancel_reached: bool = True
+    #: when the driver passes calls on: one of CONTRACTS
+    contract: str = "per-call"
 
 
 class DriverCheck:
@@ -58,14 +67,62 @@ class DriverCheck:
             return 0
         return self.run.chunks[min(reads, len(self.run.chunks)) - 1].origin
 
-    def expected_calls(self) -> Sequence[ExpectedCall]:
+    def complete_calls(self) -> Sequence[ExpectedCall]:
         """The calls that are complete within what the driver was let read."""
         if self.run.cancel_after is None:
             return self.facts.calls
         return [c for c in self.facts.calls if self.chunk_of(c.complete) < self.run.cancel_after]
 
+    def due(self, call: ExpectedCall) -> int:
+        """How many chunks the driver has read when, by its contract, the call is due."""
+        if self.run.contract == "per-message":
+            stops = self.facts.stops
+            return (
+                self.chunk_of(stops[call.cycle]) + 1
+                if call.cycle < len(stops)
+                else len(self.run.chunks)
+            )
+        return self.chunk_of(call.complete) + 1
+
+    def due_calls(self) -> Sequence[ExpectedCall]:
+        """The calls the driver must have emitted within what it was let read."""
+        limit = self.run.cancel_after
+        return [c for c in self.facts.calls if limit is None or self.due(c) <= limit]
+
+    def content_read(self, after: int, until: int) -> list[int]:
+        """The reads after read ``after`` up to read ``until`` whose chunks carry content
+        (text, argument fragments, a call's start), as read numbers. Framing (stops, [DONE],
+        usage, keep-alives, empty deltas) is left out: reading it delays nothing a user sees."""
+        chunks, content = self.run.chunks, self.facts.content
+        return [
+            n + 1
+            for n in range(max(after, 0), min(until, len(chunks)))
+            if chunks[n].carries and chunks[n].origin in content
+        ]
+
     def emitted(self) -> list[tuple[ToolCallOut, int]]:
         return [(o, reads) for o, reads in self.run.outputs if isinstance(o, ToolCallOut)]
+
+
+def same_arguments(emitted: str, streamed: str) -> bool:
+    """Arguments compare as JSON values: whitespace between tokens and the order of keys make no
+    difference, and an empty text is the empty object. Text that does not parse compares as
+    text."""
+    if emitted == streamed:
+        return True
+    a, b = _canonical(emitted), _canonical(streamed)
+    return a is not None and a == b
+
+
+def _canonical(text: str) -> str | None:
+    if not text.strip():
+        return "{}"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    # dumped again, so that true and 1, or 1 and 1.0, stay different
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _emitted_by_id(c: DriverCheck) -> dict[str, list[tuple[ToolCallOut, int]]]:
@@ -82,12 +139,13 @@ def _emitted_by_id(c: DriverCheck) -> dict[str, list[tuple[ToolCallOut, int]]]:
     statement=(
         "Argument fragments, concatenated in arrival order, equal the original arguments and "
         "parse strictly at completion; corrupt or truncated arguments are reported invalid, "
-        "not repaired."
+        "not repaired. Arguments compare as JSON values: whitespace, key order and '' versus "
+        "'{}' are no difference."
     ),
 )
 def strict_assembly(c: DriverCheck) -> Iterator[Finding]:
     by_id = _emitted_by_id(c)
-    for call in c.expected_calls():
+    for call in c.complete_calls():
         emitted = by_id.get(call.id, [])
         if len(emitted) != 1:
             continue  # emit-once-early speaks of calls emitted zero or several times
@@ -97,7 +155,7 @@ def strict_assembly(c: DriverCheck) -> Iterator[Finding]:
                 call.start,
                 f"tool call {call.id} was emitted with the name {got.name!r}; the stream names it {call.name!r}",
             )
-        if got.arguments != call.arguments:
+        if not same_arguments(got.arguments, call.arguments):
             yield Finding(
                 call.complete,
                 f"tool call {call.id} ({call.name}) was emitted with the arguments {got.arguments[:80]!r}; "
@@ -122,14 +180,19 @@ def strict_assembly(c: DriverCheck) -> Iterator[Finding]:
     layer="driver",
     source=f"{SEED_003}; REAL_BUGS row 16",
     statement=(
-        "Each tool call is emitted exactly once, as soon as it is complete: not batched at the "
-        "end, not per fragment."
+        "Each tool call is emitted exactly once, and on time for the driver's declared "
+        "contract: as soon as it is complete (per-call), or when its model message ends "
+        "(per-message); not per fragment. A call is late only if the driver read content "
+        "(text, argument fragments, another call's start) after it was due and before it "
+        "emitted it; framing in between ([DONE], usage, keep-alives, stops, empty deltas) "
+        "does not count."
     ),
 )
 def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
     by_id = _emitted_by_id(c)
     expected = {call.id for call in c.facts.calls}
-    for call in c.expected_calls():
+    per_message = c.run.contract == "per-message"
+    for call in c.due_calls():
         emitted = by_id.get(call.id, [])
         if not emitted:
             yield Finding(
@@ -137,7 +200,7 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
                 f"tool call {call.id} ({call.name}) is complete at this event but was never emitted",
             )
             continue
-        partial = [e for e, _ in emitted if e.arguments != call.arguments]
+        partial = [e for e, _ in emitted if not same_arguments(e.arguments, call.arguments)]
         if len(emitted) > 1 and partial:
             yield Finding(
                 call.complete,
@@ -145,14 +208,16 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
                 f"{len(partial)} of them with partial arguments (e.g. {partial[0].arguments[:40]!r})",
             )
             continue
-        ready = c.chunk_of(call.complete) + 1
-        when = emitted[0][1]
-        if when > ready:
+        due, when = c.due(call), emitted[0][1]
+        held = c.content_read(due, when)
+        if held:
+            what = "its message ended" if per_message else "it was complete"
             yield Finding(
                 call.complete,
-                f"tool call {call.id} ({call.name}) was complete after chunk {ready} but emitted only "
-                f"after chunk {when} (at event {c.event_at(when)}): calls are emitted as soon as "
-                f"they are complete, not batched",
+                f"tool call {call.id} ({call.name}) was due after chunk {due} ({what}) but emitted "
+                f"only after chunk {when} (at event {c.event_at(when)}); in between, the driver "
+                f"read {len(held)} chunk(s) of content without passing the call on (the first: "
+                f"chunk {held[0]}, event {c.event_at(held[0])})",
             )
     for call_id, emitted in by_id.items():
         if call_id not in expected:
@@ -175,7 +240,9 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
 def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
     for call_id, emitted in _emitted_by_id(c).items():
         complete = [
-            e for e, _ in emitted if not any(e.arguments != x.arguments for x, _ in emitted)
+            e
+            for e, _ in emitted
+            if all(same_arguments(e.arguments, x.arguments) for x, _ in emitted)
         ]
         if len(emitted) > 1 and len(complete) == len(emitted):
             yield Finding(
@@ -200,15 +267,21 @@ def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
     "order",
     layer="driver",
     source=SEED_003,
-    statement="Text and tool calls keep their relative order, and all the text comes out.",
+    statement=(
+        "Text and tool calls come out in the order they are due, and all the text comes out: "
+        "text as it streams, each call when the driver's contract makes it due (when it is "
+        "complete, or when its message ends), calls due together in the order they started."
+    ),
 )
 def order(c: DriverCheck) -> Iterator[Finding]:
     if c.run.cancel_after is not None or c.run.raised:
         return
-    wanted: list[tuple[int, str]] = [(start, "text") for start, text in c.facts.texts if text]
-    wanted += [(call.start, f"call {call.id}") for call in c.facts.calls]
+    wanted: list[tuple[int, int, str]] = [
+        (c.chunk_of(start) + 1, start, "text") for start, text in c.facts.texts if text
+    ]
+    wanted += [(c.due(call), call.start, f"call {call.id}") for call in c.facts.calls]
     wanted.sort()
-    expected = _runs([kind for _, kind in wanted])
+    expected = _runs([kind for _, _, kind in wanted])
     seen = _runs(
         [
             "text" if isinstance(o, TextOut) else f"call {o.id}"
@@ -247,7 +320,7 @@ def _runs(kinds: Sequence[str]) -> list[str]:
     statement="Parallel calls stay apart, under each dialect's identity rules (index, id, output index).",
 )
 def parallel_apart(c: DriverCheck) -> Iterator[Finding]:
-    calls = list(c.expected_calls())
+    calls = list(c.complete_calls())
     for emitted, _reads in c.emitted():
         for n in range(len(calls)):
             for m in range(n + 1, len(calls)):
@@ -343,9 +416,12 @@ def cancellation(c: DriverCheck) -> Iterator[Finding]:
             at,
             "after the cancellation the driver did not close the stream it was reading (no cleanup)",
         )
-    complete = {(call.id, call.arguments) for call in c.expected_calls()}
+    complete = c.complete_calls()
     for emitted, _ in c.emitted():
-        if (emitted.id, emitted.arguments) not in complete:
+        if not any(
+            call.id == emitted.id and same_arguments(emitted.arguments, call.arguments)
+            for call in complete
+        ):
             yield Finding(
                 at,
                 f"the cancelled driver emitted the partial tool call {emitted.id} with {emitted.arguments[:60]!r}",

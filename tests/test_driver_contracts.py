@@ -1,0 +1,239 @@
+"""What counts as a driver-layer violation: correct consumers that behave differently by design
+pass (framing read before an emission, acting on the whole message, arguments re-serialised,
+calls that finish out of order), and the same consumers with a real fault still fail."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from textwrap import dedent
+from typing import Any
+
+import pytest
+
+from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
+from harness.adapters.registry import AdapterInfo
+from harness.model.driver import DriverOutput, ToolCallOut, TurnEnd
+from harness.replay import ScenarioResult, replay
+from harness.rules.driver import same_arguments
+from harness.scenario import Scenario, load_scenario, parse_scenario
+
+LIBRARY = Path(__file__).resolve().parent.parent / "scenarios" / "driver"
+
+
+def scenario(text: str) -> Scenario:
+    return parse_scenario(dedent(text), "inline.yaml")
+
+
+def library(name: str) -> Scenario:
+    return load_scenario(LIBRARY / f"{name}.yaml")
+
+
+def run(driver: Any, target: Scenario) -> ScenarioResult:
+    return replay(target, AdapterInfo("test-driver", "driver", "external", lambda: driver))
+
+
+def rules_broken(result: ScenarioResult) -> set[str]:
+    assert result.status in ("pass", "fail"), result.error or result.skip_reason
+    return {v.rule for v in result.violations}
+
+
+class HoldsCallsToTurnEnd:
+    """A correct driver's outputs, with every tool call held back until the end of the turn
+    (as a consumer that acts on the assembled response does)."""
+
+    layers = ("driver",)
+
+    def __init__(self, base: Any, contract: str) -> None:
+        self.base = base
+        self.dialect = base.dialect
+        self.emits_calls = contract
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        held: list[ToolCallOut] = []
+        for output in self.base.drive(chunks):
+            if isinstance(output, ToolCallOut):
+                held.append(output)
+                continue
+            if isinstance(output, TurnEnd):
+                yield from held
+                held.clear()
+            yield output
+
+
+class Reserialises:
+    """A correct driver that hands over arguments parsed and dumped again (compact, keys
+    sorted, an empty text as ``{}``), as SDKs that parse the arguments do; ``drop`` loses a key
+    on the way, which is a real fault."""
+
+    layers = ("driver",)
+
+    def __init__(self, base: Any, drop: str | None = None) -> None:
+        self.base = base
+        self.dialect = base.dialect
+        self.drop = drop
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        for output in self.base.drive(chunks):
+            if isinstance(output, ToolCallOut) and output.valid:
+                value = json.loads(output.arguments or "{}")
+                value.pop(self.drop, None)
+                text = json.dumps(value, separators=(",", ":"), sort_keys=True)
+                output = ToolCallOut(output.id, output.name, text, True)
+            yield output
+
+
+ONE_CALL_WITH_FRAMING = """\
+    id: one-call-framing
+    title: one call, then a usage chunk, keep-alives and [DONE]
+    description: everything after the finish chunk is framing
+    source: tests
+    layer: driver
+    dialects: [openai-chat]
+    quirks: [usage_chunk, keep_alive]
+    trace:
+      - cycle:
+          blocks:
+            - tool_use: {id: call_1, name: read_file, input: {path: a.txt}}
+    """
+
+
+def test_a_call_emitted_after_framing_only_is_on_time() -> None:
+    # The call is complete at the finish chunk; this driver passes it on at [DONE], after a
+    # keep-alive and a usage chunk: nothing a user could see was held back.
+    driver = HoldsCallsToTurnEnd(OpenAIChatDriver(), "per-call")
+    assert rules_broken(run(driver, scenario(ONE_CALL_WITH_FRAMING))) == set()
+
+
+def test_a_call_held_past_content_is_late_and_the_message_says_what_was_read() -> None:
+    # Two parallel calls: the first is complete when the second starts, and the driver reads
+    # the second call's fragments before passing the first on.
+    result = run(HoldsCallsToTurnEnd(OpenAIChatDriver(), "per-call"), library("parallel-calls"))
+    assert "emit-once-early" in rules_broken(result)
+    (late,) = [v for v in result.violations if v.rule == "emit-once-early"]
+    assert "chunk(s) of content without passing the call on" in late.message
+
+
+@pytest.mark.parametrize(
+    "name", ["parallel-calls", "usage-chunk-empty-choices", "keep-alive-around-tool-call"]
+)
+def test_a_consumer_that_acts_on_the_whole_message_keeps_its_declared_contract(name: str) -> None:
+    driver = HoldsCallsToTurnEnd(OpenAIChatDriver(), "per-message")
+    assert rules_broken(run(driver, library(name))) == set()
+
+
+def test_the_per_message_contract_still_wants_each_message_s_calls_when_it_ends() -> None:
+    # Several message cycles in one turn: holding the first cycle's call to the end of the
+    # turn means reading the next cycle's content first.
+    driver = HoldsCallsToTurnEnd(AnthropicDriver(), "per-message")
+    assert "emit-once-early" in rules_broken(run(driver, library("multi-cycle-turn")))
+
+
+def test_an_unknown_contract_is_an_adapter_error() -> None:
+    result = run(HoldsCallsToTurnEnd(OpenAIChatDriver(), "at-leisure"), library("parallel-calls"))
+    assert result.status == "error"
+    assert "emits_calls is 'at-leisure'" in (result.error or "")
+
+
+@pytest.mark.parametrize(
+    "name", ["parallel-calls", "empty-arguments", "empty-arguments-next-to-call"]
+)
+def test_arguments_compare_as_json_values(name: str) -> None:
+    target = library(name)
+    assert rules_broken(run(Reserialises(AnthropicDriver()), target)) == set()
+
+
+def test_a_lost_key_is_still_a_difference() -> None:
+    driver = Reserialises(AnthropicDriver(), drop="path")
+    assert "strict-assembly" in rules_broken(run(driver, library("parallel-calls")))
+
+
+@pytest.mark.parametrize(
+    ("emitted", "streamed", "same"),
+    [
+        ('{"a": 1, "b": [1, 2]}', '{"b":[1,2],"a":1}', True),
+        ("{}", "", True),
+        (" ", "{}", True),
+        ('{"a": true}', '{"a": 1}', False),
+        ('{"a": 1.0}', '{"a": 1}', False),
+        ('{"a": 1}{"a": 1}', '{"a": 1}', False),
+        ('{"a": 1', '{"a": 1', True),
+        ('{"a": 1', '{"a": 1}', False),
+    ],
+)
+def test_same_arguments(emitted: str, streamed: str, same: bool) -> None:
+    assert same_arguments(emitted, streamed) is same
+
+
+INTERLEAVED = """\
+    id: interleaved-calls
+    title: two calls whose fragments interleave; the second finishes first
+    description: block 1 stops before block 0
+    source: tests
+    layer: driver
+    dialects: [anthropic]
+    trace:
+      - message_start: {message_id: msg_1}
+      - block_start: {index: 0, block: tool_use, id: toolu_a, name: read_file}
+      - block_start: {index: 1, block: tool_use, id: toolu_b, name: list_dir}
+      - arguments_delta: {index: 0, fragment: '{"path": '}
+      - arguments_delta: {index: 1, fragment: '{"dir": "src"}'}
+      - block_stop: {index: 1}
+      - arguments_delta: {index: 0, fragment: '"a.txt"}'}
+      - block_stop: {index: 0}
+      - message_delta: {stop_reason: tool_use}
+      - message_stop: {}
+    """
+
+
+def test_calls_that_finish_out_of_order_come_out_as_they_finish() -> None:
+    # One ordering contract: a call is due when it is complete, so the second call, which
+    # finishes first, comes out first; the reference does exactly that and breaks nothing.
+    target = scenario(INTERLEAVED)
+    assert rules_broken(run(AnthropicDriver(), target)) == set()
+    outputs = AnthropicDriver().drive(iter(_chunks(target)))
+    assert [o.id for o in outputs if isinstance(o, ToolCallOut)] == ["toolu_b", "toolu_a"]
+
+
+class StartOrder:
+    """Holds each call until the calls started before it are out: start order, but late."""
+
+    layers = ("driver",)
+    dialect = "anthropic"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        waiting: list[ToolCallOut] = []
+        for output in AnthropicDriver().drive(chunks):
+            if isinstance(output, ToolCallOut):
+                waiting.append(output)
+                if output.id == "toolu_a":
+                    yield from sorted(waiting, key=lambda c: c.id)
+                    waiting.clear()
+                continue
+            yield output
+
+
+def test_holding_a_finished_call_for_start_order_is_late() -> None:
+    assert "emit-once-early" in rules_broken(run(StartOrder(), scenario(INTERLEAVED)))
+
+
+def _chunks(target: Scenario) -> list[str]:
+    from harness.codecs import dialects
+
+    return [c.data for c in dialects()["anthropic"].encode(target.turn)]
+
+
+def test_text_still_comes_before_a_call_that_follows_it() -> None:
+    class CallsFirst:
+        layers = ("driver",)
+        dialect = "anthropic"
+
+        def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+            outputs = list(AnthropicDriver().drive(chunks))
+            calls = [o for o in outputs if isinstance(o, ToolCallOut)]
+            rest = [o for o in outputs if not isinstance(o, ToolCallOut)]
+            yield from calls
+            yield from rest
+
+    assert rules_broken(run(CallsFirst(), library("text-before-tool-call"))) == {"order"}

@@ -34,7 +34,10 @@ class AdapterInfo:
 #: (``module:Class``), then the mutants that ``@mutant`` registers in ``harness.adapters.LAYER.mutants``.
 _REFERENCES: dict[str, tuple[str, ...]] = {
     "session": ("harness.adapters.session.reference:ReferenceSessionConsumer",),
-    "history": ("harness.adapters.history.reference:ReferenceHistoryStore",),
+    "history": (
+        "harness.adapters.history.reference:ReferenceHistoryStore",
+        "harness.adapters.history.reference:OpenAIReferenceHistoryStore",
+    ),
     "driver": (
         "harness.adapters.driver.reference:AnthropicDriver",
         "harness.adapters.driver.reference:OpenAIChatDriver",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+import json
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,13 +159,80 @@ def _pairs(history: Sequence[HistoryMessage]) -> dict[str, tuple[ToolUseBlock, T
     return pairs
 
 
+def _json_value(arguments: str) -> str:
+    """Arguments as the JSON value they encode (canonical text, so that 1 and true differ);
+    text that is not JSON stays as it is."""
+    try:
+        return json.dumps(json.loads(arguments), sort_keys=True, ensure_ascii=False)
+    except ValueError:
+        return arguments
+
+
+_Pair = tuple[ToolUseBlock, ToolResultBlock]
+#: per request shape, the fields of a pair it carries: (name in that shape, the value compared,
+#: the value shown). OpenAI's Chat Completions shape has no is_error; arguments are compared
+#: as JSON values in every shape (the Anthropic shape holds a value, OpenAI's holds text).
+_FIELDS: dict[str, tuple[tuple[str, Callable[[_Pair], object], Callable[[_Pair], str]], ...]] = {
+    "anthropic": (
+        ("tool_use name", lambda p: p[0].name, lambda p: p[0].name),
+        ("tool_use input", lambda p: _json_value(p[0].arguments), lambda p: p[0].arguments),
+        ("tool_result content", lambda p: p[1].content, lambda p: p[1].content),
+        ("tool_result is_error", lambda p: p[1].is_error, lambda p: str(p[1].is_error).lower()),
+    ),
+    "openai": (
+        ("function.name", lambda p: p[0].name, lambda p: p[0].name),
+        ("function.arguments", lambda p: _json_value(p[0].arguments), lambda p: p[0].arguments),
+        ("tool message content", lambda p: p[1].content, lambda p: p[1].content),
+    ),
+}
+_FIELDS["neutral"] = _FIELDS["anthropic"]
+
+
+def _changes(shape: str, stored: _Pair, sent: _Pair) -> list[str]:
+    """The fields the request's shape carries that differ, each from what to what."""
+    return [
+        f"{field} from {_shown(show(stored))} to {_shown(show(sent))}"
+        for field, value, show in _FIELDS.get(shape, _FIELDS["neutral"])
+        if value(stored) != value(sent)
+    ]
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _lost(request: Sequence[HistoryMessage], tool_id: str) -> str:
+    """Where the request has the call and its result instead of a valid pair."""
+    uses = [
+        i
+        for i, m in enumerate(request)
+        if any(isinstance(b, ToolUseBlock) and b.id == tool_id for b in m.blocks)
+    ]
+    results = [
+        i
+        for i, m in enumerate(request)
+        if any(isinstance(b, ToolResultBlock) and b.tool_use_id == tool_id for b in m.blocks)
+    ]
+    if not uses:
+        return "has no tool_use for it"
+    if not results:
+        return f"has its tool_use (message {uses[0]}) but no result for it"
+    return (
+        f"has its tool_use in message {uses[0]} and its result in message {results[0]}, "
+        "not in the message right after it"
+    )
+
+
 @rule(
     "repair-merges",
     layer="history",
     source=f"{SEED_004} (the merge-based repair)",
     statement=(
         "A repair adds missing results into the existing next user message rather than "
-        "inserting a separate one, drops orphans, and keeps every valid pair."
+        "inserting a separate one, drops orphans, and keeps every valid pair. A kept pair is "
+        "compared in the request's own shape: only the fields that shape carries count "
+        "(OpenAI's Chat Completions shape has no is_error), and arguments count as the JSON "
+        "value they encode, not as text."
     ),
 )
 def repair_merges(c: HistoryCheck) -> Iterator[Finding]:
@@ -182,14 +250,20 @@ def repair_merges(c: HistoryCheck) -> Iterator[Finding]:
                     f"belong merged into the one user message after their tool_use",
                 )
         kept = _pairs(request)
-        for tool_id, (use, result) in _pairs(session.stored).items():
-            if kept.get(tool_id) != (use, result):
-                yield Finding(
-                    c.index_of(session.session_id, tool_id),
-                    f"the stored history of session {session.session_id!r} pairs tool {tool_id} "
-                    f"with its result validly, but the request "
-                    + ("lost that pair" if tool_id not in kept else "changed it"),
-                )
+        for tool_id, pair in _pairs(session.stored).items():
+            sent = kept.get(tool_id)
+            if sent is None:
+                problem = "lost that pair: it " + _lost(request, tool_id)
+            else:
+                changes = _changes(session.shape, pair, sent)
+                if not changes:
+                    continue
+                problem = "changed " + "; ".join(changes)
+            yield Finding(
+                c.index_of(session.session_id, tool_id),
+                f"the stored history of session {session.session_id!r} pairs tool {tool_id} "
+                f"with its result validly, but the request ({session.shape} shape) {problem}",
+            )
 
 
 @rule(

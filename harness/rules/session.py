@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harness.model import session as ev
 from harness.model.observation import (
     AttachedCall,
     Message,
     Notification,
+    ToolStream,
     Transcript,
 )
 from harness.rules.registry import Finding, rule
-from harness.rules.session_ledger import CallRecord, Key, SessionLedger, project_history
+from harness.rules.session_ledger import (
+    CallRecord,
+    Key,
+    SessionLedger,
+    StreamRecord,
+    project_history,
+)
 
 SEED_000 = "seed 000 (Agent C tool call event handling)"
 
@@ -471,39 +479,62 @@ def resume_equivalence(c: SessionCheck) -> Iterator[Finding]:
     statement=(
         "stream_part chunks of one call_id accumulate in order; the final is_complete chunk leaves "
         "the whole content; a later summary replaces an earlier one; delegation call/result pairs "
-        "are tracked as one entry, like tool calls."
+        "are tracked as one entry, like tool calls. A resume rebuilds a session from its "
+        "persisted history, which holds tool calls and their final results but no stream chunks: "
+        "the parts before it need not be shown after it (an entry kept across it must still be "
+        "the one they built), and parts after it accumulate afresh."
     ),
 )
 def streamed_tool_results(c: SessionCheck) -> Iterator[Finding]:
     for (session_id, call_id), record in c.ledger.streams.items():
-        want = record.state_at(c.c)
-        if want is None:
+        live = record.state_at(c.c)
+        if live is None:
             continue
-        last = want["last_index"]
         view = c.transcript.sessions.get(session_id)
         entries = [s for s in (view.tool_streams if view else ()) if s.call_id == call_id]
-        where = f"streamed {want['event_type']} {call_id!r} of session {session_id!r}"
-        if not entries:
-            yield Finding(last, f"{where} is not shown at all")
+        where = f"streamed {live['event_type']} {call_id!r} of session {session_id!r}"
+        resumed = max((r for r in c.ledger.resumes.get(session_id, ()) if r <= c.c), default=-1)
+        if resumed < record.parts[0][0]:
+            yield from _stream_problems(where, entries, live)
             continue
-        if len(entries) > 1:
+        # Rebuilt from history since the stream began: only the parts after the resume are owed
+        # (none: nothing is), and an entry kept from before it must match the whole stream.
+        since = StreamRecord(
+            session_id, call_id, [(i, p) for i, p in record.parts if i > resumed]
+        ).state_at(c.c)
+        if since is None and not entries:
+            continue
+        if not any(_stream_problems(where, entries, live)):
+            continue
+        yield from _stream_problems(where, entries, since if since is not None else live)
+
+
+def _stream_problems(
+    where: str, entries: list[ToolStream], want: dict[str, Any]
+) -> Iterator[Finding]:
+    """How the shown entries of one call_id differ from the state its parts built."""
+    last = want["last_index"]
+    if not entries:
+        yield Finding(last, f"{where} is not shown at all")
+        return
+    if len(entries) > 1:
+        yield Finding(
+            last,
+            f"{where} is shown as {len(entries)} separate entries; all parts of one call_id are one entry",
+        )
+    shown = entries[-1]
+    if shown.content != want["content"]:
+        yield Finding(
+            last,
+            f"{where} shows the content {shown.content[-60:]!r}; the {want['parts']} stream "
+            f"parts so far add up to {want['content'][-60:]!r}",
+        )
+    for attr in ("summary", "is_complete", "event_type"):
+        if getattr(shown, attr) != want[attr]:
             yield Finding(
                 last,
-                f"{where} is shown as {len(entries)} separate entries; all parts of one call_id are one entry",
+                f"{where} shows {attr}={getattr(shown, attr)!r}; the latest part says {want[attr]!r}",
             )
-        shown = entries[-1]
-        if shown.content != want["content"]:
-            yield Finding(
-                last,
-                f"{where} shows the content {shown.content[-60:]!r}; the {want['parts']} stream "
-                f"parts so far add up to {want['content'][-60:]!r}",
-            )
-        for attr in ("summary", "is_complete", "event_type"):
-            if getattr(shown, attr) != want[attr]:
-                yield Finding(
-                    last,
-                    f"{where} shows {attr}={getattr(shown, attr)!r}; the latest part says {want[attr]!r}",
-                )
 
 
 @rule(

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.adapters.session.reference import ReferenceSessionConsumer
-from harness.history import repair_history, to_anthropic
+from harness.history import repair_history, to_anthropic, to_openai
 from harness.model import session as ev
 from harness.model.history import (
     Block,
@@ -203,3 +203,16 @@ class ReferenceHistoryStore:
                 elif isinstance(block, ToolResultBlock):
                     fresh.answered.add(block.tool_use_id)
         self.stores[self.session_of(event)] = fresh
+
+
+class OpenAIReferenceHistoryStore(ReferenceHistoryStore):
+    """The same store, whose converter sends the OpenAI Chat Completions request shape.
+
+    It persists what the Anthropic-speaking store persists (``history`` is unchanged); only the
+    request differs: ``tool`` messages instead of ``tool_result`` blocks, arguments as the raw
+    JSON text, no ``is_error`` and no thinking."""
+
+    dialect = "openai"
+
+    def request(self, session_id: str) -> list[dict[str, object]]:
+        return repair_history(to_openai(self.stored(session_id)))

@@ -231,7 +231,10 @@ class ReferenceSessionConsumer:
         self.new_interaction(self.session(event))
 
     def on_resume(self, event: ev.Resume) -> None:
-        """Rebuild the session from stored history by replaying it through the live handlers."""
+        """Rebuild the session from stored history by replaying it through the live handlers.
+
+        Stream entries go with the old state: a persisted history holds tool calls and their
+        final results, not stream chunks, so parts streamed after the resume start afresh."""
         self.sessions[event.session_id] = _Session()
         for replayed in history_to_events(event.session_id, self.resumable(event)):
             self.feed(replayed)

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
@@ -49,4 +50,5 @@ class AnthropicMessagesStream:
 
 
 def make_adapter() -> AnthropicMessagesStream:
+    require("anthropic")
     return AnthropicMessagesStream()

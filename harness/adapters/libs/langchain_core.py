@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.adapters.driver.reference import close_upstream, events
+from harness.adapters.libs import require
 from harness.adapters.libs.anthropic_sdk import arguments_text
 from harness.adapters.libs.openai_chat import REASONS
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
@@ -74,4 +75,5 @@ class LangChainMessageChunks:
 
 
 def make_adapter() -> LangChainMessageChunks:
+    require("langchain_core")
     return LangChainMessageChunks()

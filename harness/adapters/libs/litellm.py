@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 
 from harness.adapters.driver.reference import close_upstream, events, strict_json
+from harness.adapters.libs import require
 from harness.adapters.libs.openai_chat import REASONS
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 from harness.wire import DONE
@@ -22,8 +23,6 @@ class LiteLLMChunkBuilder:
     dialect = "openai-chat"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        # without it, importing litellm fetches a price list over the network
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm
         from litellm.types.utils import ModelResponseStream
 
@@ -53,4 +52,7 @@ class LiteLLMChunkBuilder:
 
 
 def make_adapter() -> LiteLLMChunkBuilder:
+    # without it, importing litellm fetches a price list over the network
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    require("litellm", extra="litellm")
     return LiteLLMChunkBuilder()

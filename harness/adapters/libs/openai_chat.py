@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.adapters.driver.reference import strict_json
+from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
@@ -84,8 +85,10 @@ class OpenAIChatFinalCompletion:
 
 
 def make_adapter() -> OpenAIChatStreamEvents:
+    require("openai")
     return OpenAIChatStreamEvents()
 
 
 def make_final_adapter() -> OpenAIChatFinalCompletion:
+    require("openai")
     return OpenAIChatFinalCompletion()

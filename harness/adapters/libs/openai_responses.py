@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.adapters.driver.reference import strict_json
+from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
@@ -53,4 +54,5 @@ class OpenAIResponsesStream:
 
 
 def make_adapter() -> OpenAIResponsesStream:
+    require("openai")
     return OpenAIResponsesStream()

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from harness.adapters.driver.reference import strict_json
+from harness.adapters.libs import require
 from harness.adapters.libs._offline import async_client
 from harness.adapters.libs.anthropic_sdk import arguments_text
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
@@ -66,4 +67,5 @@ class PydanticAIStreamedResponse:
 
 
 def make_adapter() -> PydanticAIStreamedResponse:
+    require("pydantic_ai", "openai")
     return PydanticAIStreamedResponse()

@@ -1,0 +1,54 @@
+"""The ``anthropic`` SDK's ``client.messages.stream``: its own SSE decoder and ``MessageStream``
+accumulator, fed the wire chunks through an offline transport, one chunk per read.
+
+What its user acts on: ``text`` events as they stream, each tool use at its
+``content_block_stop`` event (the block with its ``input``, which the SDK has already parsed into
+a dict: the adapter reports that value as compact JSON text, and as valid, since the SDK hands it
+over as a complete input), and ``message_stop`` with the message's ``stop_reason``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from harness.adapters.libs import require
+from harness.adapters.libs._offline import sync_client
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+
+_TOOLS = ("tool_use", "server_tool_use")
+
+
+def arguments_text(value: Any) -> str:
+    """A parsed input as the JSON text it stands for (the SDK gives no raw text)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+class AnthropicMessagesStream:
+    layers = ("driver",)
+    dialect = "anthropic"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        import anthropic
+
+        http = sync_client(anthropic.DefaultHttpxClient, chunks)
+        client = anthropic.Anthropic(api_key="offline", max_retries=0, http_client=http)
+        with client.messages.stream(
+            model="offline",  # any name: the transport answers every request
+            max_tokens=1024,
+            messages=[{"role": "user", "content": "go"}],
+        ) as stream:
+            for event in stream:
+                if event.type == "text":
+                    yield TextOut(event.text)
+                elif event.type == "content_block_stop" and event.content_block.type in _TOOLS:
+                    block = event.content_block
+                    yield ToolCallOut(block.id, block.name, arguments_text(block.input), True)
+                elif event.type == "message_stop":
+                    yield TurnEnd(str(event.message.stop_reason))
+
+
+def make_adapter() -> AnthropicMessagesStream:
+    require("anthropic")
+    return AnthropicMessagesStream()

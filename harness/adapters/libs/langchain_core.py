@@ -1,0 +1,79 @@
+"""``langchain-core``'s ``AIMessageChunk`` merging (``+``) over OpenAI Chat Completions chunks.
+
+Each chunk's delta becomes an ``AIMessageChunk`` with its ``tool_call_chunks`` (name, args, id,
+index), as a chat model integration builds it; the chunks are summed as they arrive. LangChain
+acts on the whole message: the summed message's ``tool_calls`` (arguments parsed by LangChain,
+reported as JSON text and valid) and ``invalid_tool_calls`` (raw arguments, invalid) come out when
+the stream ends (``[DONE]``, where the OpenAI client stops, or the end of the body); text comes out
+chunk by chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from harness.adapters.driver.reference import close_upstream, events
+from harness.adapters.libs import require
+from harness.adapters.libs.anthropic_sdk import arguments_text
+from harness.adapters.libs.openai_chat import REASONS
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.wire import DONE
+
+
+def message_chunk(data: dict[str, Any]) -> Any:
+    """One Chat Completions chunk as an ``AIMessageChunk`` (choice 0)."""
+    from langchain_core.messages import AIMessageChunk
+    from langchain_core.messages.tool import tool_call_chunk
+
+    for choice in data.get("choices") or ():
+        if choice.get("index", 0) != 0:
+            continue
+        delta = choice.get("delta") or {}
+        calls = [
+            tool_call_chunk(
+                name=(call.get("function") or {}).get("name"),
+                args=(call.get("function") or {}).get("arguments"),
+                id=call.get("id"),
+                index=call.get("index"),
+            )
+            for call in delta.get("tool_calls") or ()
+        ]
+        metadata = {"finish_reason": choice["finish_reason"]} if choice.get("finish_reason") else {}
+        return AIMessageChunk(
+            content=delta.get("content") or "", tool_call_chunks=calls, response_metadata=metadata
+        )
+    return AIMessageChunk(content="")  # a usage chunk
+
+
+class LangChainMessageChunks:
+    layers = ("driver",)
+    dialect = "openai-chat"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        try:
+            message = None
+            for _, data in events(chunks):
+                if data is DONE:
+                    break
+                chunk = message_chunk(data)
+                if chunk.content:
+                    yield TextOut(chunk.content)
+                message = chunk if message is None else message + chunk
+            if message is None:
+                return
+            for call in message.tool_calls:
+                yield ToolCallOut(
+                    call["id"] or "", call["name"], arguments_text(call["args"]), True
+                )
+            for bad in message.invalid_tool_calls:
+                yield ToolCallOut(bad["id"] or "", bad["name"] or "", bad["args"] or "", False)
+            reason = str(message.response_metadata.get("finish_reason"))
+            yield TurnEnd(REASONS.get(reason, reason))
+        finally:
+            close_upstream(chunks)
+
+
+def make_adapter() -> LangChainMessageChunks:
+    require("langchain_core")
+    return LangChainMessageChunks()

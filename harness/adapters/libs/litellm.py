@@ -1,0 +1,58 @@
+"""``litellm``'s ``stream_chunk_builder`` over OpenAI Chat Completions chunks.
+
+Each chunk becomes the ``ModelResponseStream`` that ``litellm.completion(stream=True)`` yields; text
+comes out chunk by chunk, and when the stream ends (``[DONE]``, or the end of the body) the chunk
+builder assembles the whole message, whose ``tool_calls`` come out with their raw arguments
+(``valid``: whether they parse as a JSON object, as the user's own ``json.loads`` would find).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from harness.adapters.driver.reference import close_upstream, events, strict_json
+from harness.adapters.libs import require
+from harness.adapters.libs.openai_chat import REASONS
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.wire import DONE
+
+
+class LiteLLMChunkBuilder:
+    layers = ("driver",)
+    dialect = "openai-chat"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        import litellm
+        from litellm.types.utils import ModelResponseStream
+
+        try:
+            received = []
+            for _, data in events(chunks):
+                if data is DONE:
+                    break
+                chunk = ModelResponseStream(**data)
+                received.append(chunk)
+                for choice in chunk.choices[:1]:
+                    if choice.delta.content:
+                        yield TextOut(choice.delta.content)
+            response = litellm.stream_chunk_builder(received) if received else None
+            if response is None:
+                return
+            choice = response.choices[0]
+            for call in choice.message.tool_calls or ():
+                arguments = call.function.arguments or ""
+                yield ToolCallOut(
+                    call.id or "", call.function.name or "", arguments, strict_json(arguments)
+                )
+            reason = str(choice.finish_reason)
+            yield TurnEnd(REASONS.get(reason, reason))
+        finally:
+            close_upstream(chunks)
+
+
+def make_adapter() -> LiteLLMChunkBuilder:
+    # without it, importing litellm fetches a price list over the network
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    require("litellm", extra="litellm")
+    return LiteLLMChunkBuilder()

@@ -1,0 +1,94 @@
+"""The ``openai`` SDK's ``client.chat.completions.stream`` (``ChatCompletionStreamState`` inside),
+fed the wire chunks through an offline transport, one chunk per read.
+
+``make_adapter``: what a user of the stream's events acts on: ``content.delta`` text, and each
+call at its ``tool_calls.function.arguments.done`` event (name and raw arguments from the event,
+the id from the stream's snapshot, since the event carries none); the turn ends with the choice's
+``finish_reason`` once the stream is done.
+
+``make_final_adapter``: the same stream, with the calls taken from ``get_final_completion()``
+at the end (a user who acts on the whole message).
+
+Without strict ``tools`` the SDK parses no arguments; ``valid`` is whether the raw text it hands
+over parses as a JSON object, as the user's own ``json.loads`` would find.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from harness.adapters.driver.reference import strict_json
+from harness.adapters.libs import require
+from harness.adapters.libs._offline import sync_client
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+
+#: finish_reason in the canonical vocabulary; anything else is passed on as it is
+REASONS = {
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "stop": "end_turn",
+    "length": "max_tokens",
+}
+
+
+def open_stream(chunks: Iterator[str]) -> Any:
+    import openai
+
+    http = sync_client(openai.DefaultHttpxClient, chunks)
+    client = openai.OpenAI(api_key="offline", max_retries=0, http_client=http)
+    return client.chat.completions.stream(
+        model="gpt-4o", messages=[{"role": "user", "content": "go"}]
+    )
+
+
+def finish(stream: Any) -> TurnEnd:
+    choices = stream.current_completion_snapshot.choices
+    reason = choices[0].finish_reason if choices else None
+    return TurnEnd(REASONS.get(str(reason), str(reason)))
+
+
+class OpenAIChatStreamEvents:
+    layers = ("driver",)
+    dialect = "openai-chat"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        with open_stream(chunks) as stream:
+            for event in stream:
+                if event.type == "content.delta":
+                    yield TextOut(event.delta)
+                elif event.type == "tool_calls.function.arguments.done":
+                    message = stream.current_completion_snapshot.choices[0].message
+                    call_id = message.tool_calls[event.index].id
+                    yield ToolCallOut(
+                        call_id or "", event.name, event.arguments, strict_json(event.arguments)
+                    )
+            yield finish(stream)
+
+
+class OpenAIChatFinalCompletion:
+    layers = ("driver",)
+    dialect = "openai-chat"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        with open_stream(chunks) as stream:
+            for event in stream:
+                if event.type == "content.delta":
+                    yield TextOut(event.delta)
+            message = stream.get_final_completion().choices[0].message
+            for call in message.tool_calls or ():
+                arguments = call.function.arguments
+                yield ToolCallOut(
+                    call.id or "", call.function.name, arguments, strict_json(arguments)
+                )
+            yield finish(stream)
+
+
+def make_adapter() -> OpenAIChatStreamEvents:
+    require("openai")
+    return OpenAIChatStreamEvents()
+
+
+def make_final_adapter() -> OpenAIChatFinalCompletion:
+    require("openai")
+    return OpenAIChatFinalCompletion()

@@ -1,0 +1,58 @@
+"""The ``openai`` SDK's ``client.responses.stream`` (``ResponseStreamState`` inside), fed the wire
+chunks through an offline transport, one chunk per read.
+
+What its user acts on: ``response.output_text.delta`` text, each function call at its
+``response.output_item.done`` event (the item's ``call_id``, ``name`` and raw ``arguments``), and
+the end of the response at ``response.completed`` (``tool_use`` when its output holds function
+calls) or ``response.incomplete`` (its ``incomplete_details.reason``). ``valid`` is whether the
+raw arguments parse as a JSON object, as the user's own ``json.loads`` would find.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from harness.adapters.driver.reference import strict_json
+from harness.adapters.libs import require
+from harness.adapters.libs._offline import sync_client
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+
+_INCOMPLETE = {"max_output_tokens": "max_tokens"}
+
+
+def stop_reason(response: Any) -> str:
+    if response.status == "incomplete":
+        reason = getattr(response.incomplete_details, "reason", None)
+        return _INCOMPLETE.get(str(reason), str(reason))
+    called = any(item.type == "function_call" for item in response.output or ())
+    return "tool_use" if called else "end_turn"
+
+
+class OpenAIResponsesStream:
+    layers = ("driver",)
+    dialect = "openai-responses"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        import openai
+
+        http = sync_client(openai.DefaultHttpxClient, chunks)
+        client = openai.OpenAI(api_key="offline", max_retries=0, http_client=http)
+        with client.responses.stream(model="gpt-4.1", input="go") as stream:
+            for event in stream:
+                if event.type == "response.output_text.delta":
+                    yield TextOut(event.delta)
+                elif (
+                    event.type == "response.output_item.done" and event.item.type == "function_call"
+                ):
+                    item = event.item
+                    yield ToolCallOut(
+                        item.call_id, item.name, item.arguments, strict_json(item.arguments)
+                    )
+                elif event.type in ("response.completed", "response.incomplete"):
+                    yield TurnEnd(stop_reason(event.response))
+
+
+def make_adapter() -> OpenAIResponsesStream:
+    require("openai")
+    return OpenAIResponsesStream()

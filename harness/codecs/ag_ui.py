@@ -231,13 +231,7 @@ def _shape_problem(turn: Sequence[dv.TurnEvent]) -> str | None:
                 run_ids.add(event.id)
             kinds[event.index] = event.block
         elif isinstance(event, (dv.TextDelta, dv.ThinkingDelta, dv.ArgumentsDelta)):
-            wanted: dv.BlockKind = (
-                "text"
-                if isinstance(event, dv.TextDelta)
-                else "thinking"
-                if isinstance(event, dv.ThinkingDelta)
-                else "tool_use"
-            )
+            wanted = dv.delta_block(event)
             if kinds.get(event.index) != wanted:
                 return f"{where}: block {event.index} is not an open {wanted} block"
             if not isinstance(event, dv.ArgumentsDelta) and not event.text:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness.codecs.base import need
+from harness.codecs.base import misshapen, need
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
@@ -132,11 +132,8 @@ class AnthropicCodec:
             try:
                 out.extend(_read_event(data, event.line, source))
             except (KeyError, TypeError, AttributeError) as exc:
-                raise WireError(
-                    source,
-                    event.line,
-                    f"this event does not have the Messages streaming shape ({type(exc).__name__}: {exc})",
-                ) from None
+                what = "this event does not have the Messages streaming shape"
+                raise misshapen(exc, what, source, event.line) from None
         return tuple(out)
 
 

@@ -65,3 +65,9 @@ def need(value: Any, kind: type, what: str, source: str, line: int) -> Any:
     if not isinstance(value, kind) or isinstance(value, bool):
         raise WireError(source, line, f"{what} should be {kind.__name__}, got {value!r}")
     return value
+
+
+def misshapen(exc: Exception, what: str, source: str, line: int) -> WireError:
+    """The located error for an event that reading it (``exc``) showed is not of the dialect's
+    shape; ``what`` says so in one sentence."""
+    return WireError(source, line, f"{what} ({type(exc).__name__}: {exc})")

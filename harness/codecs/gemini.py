@@ -469,13 +469,7 @@ def _plan(turn: Sequence[dv.TurnEvent], quirks: frozenset[str]) -> _Plan | str:
             kinds[event.index] = event.block
             open_block, content = (event.index, event.block), False
         elif isinstance(event, (dv.TextDelta, dv.ThinkingDelta, dv.ArgumentsDelta)):
-            wanted: dv.BlockKind = (
-                "text"
-                if isinstance(event, dv.TextDelta)
-                else "thinking"
-                if isinstance(event, dv.ThinkingDelta)
-                else "tool_use"
-            )
+            wanted = dv.delta_block(event)
             if open_block != (event.index, wanted):
                 return (
                     f"event {i} ({event.kind}) is not inside an open {wanted} block {event.index}"

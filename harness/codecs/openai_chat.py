@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness.codecs.base import need
+from harness.codecs.base import misshapen, need
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import DONE, WireError, json_data, parse_sse
@@ -196,11 +196,8 @@ class OpenAIChatCodec:
                 if reader.chunk(data, event.line):
                     break
             except (KeyError, TypeError, AttributeError) as exc:
-                raise WireError(
-                    source,
-                    event.line,
-                    f"this chunk does not have the chat.completion.chunk shape ({type(exc).__name__}: {exc})",
-                ) from None
+                what = "this chunk does not have the chat.completion.chunk shape"
+                raise misshapen(exc, what, source, event.line) from None
         return reader.finish()
 
 

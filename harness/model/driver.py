@@ -129,6 +129,13 @@ TURN_EVENT_TYPES: dict[str, type[TurnEvent]] = {
 }
 
 
+def delta_block(event: TextDelta | ThinkingDelta | ArgumentsDelta) -> BlockKind:
+    """The kind of block a delta streams into."""
+    if isinstance(event, TextDelta):
+        return "text"
+    return "thinking" if isinstance(event, ThinkingDelta) else "tool_use"
+
+
 def turn_event_to_json(event: TurnEvent) -> dict[str, Any]:
     data: dict[str, Any] = {"type": event.kind}
     for f in fields(event):

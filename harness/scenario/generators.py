@@ -73,30 +73,15 @@ def message_events(
     chunks: int | None,
     line: int,
 ) -> list[ev.SessionEvent]:
-    out: list[ev.SessionEvent] = [
-        ev.MessageStart(
-            session_id=session_id,
-            parent_session_id=parent,
-            message_id=message_id,
-            role=role,
-            line=line,
-        )
-    ]
-    out.extend(
-        ev.MessageDelta(
-            session_id=session_id,
-            parent_session_id=parent,
-            message_id=message_id,
-            text=piece,
-            line=line,
-        )
-        for piece in split_text(text, chunks)
-    )
-    out.append(
-        ev.MessageEnd(
-            session_id=session_id, parent_session_id=parent, message_id=message_id, line=line
-        )
-    )
+    kw: dict[str, Any] = {
+        "session_id": session_id,
+        "parent_session_id": parent,
+        "message_id": message_id,
+        "line": line,
+    }
+    out: list[ev.SessionEvent] = [ev.MessageStart(role=role, **kw)]
+    out.extend(ev.MessageDelta(text=piece, **kw) for piece in split_text(text, chunks))
+    out.append(ev.MessageEnd(**kw))
     return out
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from harness.adapters.driver.reference import close_upstream, events, strict_json
+from harness.adapters.driver.reference import closing, events, strict_json
 from harness.codecs.ag_ui import STOP_REASON_EVENT
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, stop_reason
 
@@ -60,10 +60,7 @@ class AGUIDriver:
     dialect = "ag-ui"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        try:
-            yield from self.run(chunks)
-        finally:
-            close_upstream(chunks)  # cancelled or done: the stream is not read any more
+        yield from closing(chunks, self.run(chunks))
 
     def run(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         self.open: dict[str, Call] = {}  # open calls by toolCallId, in the order they started

@@ -44,6 +44,9 @@ class StreamError(ValueError):
     """The stream cannot be read as Gemini responses."""
 
 
+# The reference reads partialArgs with its own code, apart from the codec's (parse_json_path,
+# StreamedArguments): the codec's decoder gives the turn the rules check drivers against, so the
+# reference and the checker do not share code that could be wrong in both.
 def path_keys(json_path: str) -> list[str | int]:
     """``$.a.b[0]`` -> ``["a", "b", 0]`` (``$["odd key"]`` and ``$['odd key']`` too)."""
     if not json_path.startswith("$"):

@@ -81,14 +81,21 @@ class ForwardsFragments(AnthropicDriver):
 )
 class BatchesCalls(AnthropicDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        held: list[DriverOutput] = []
-        for output in super().turn(chunks):
-            if isinstance(output, ToolCallOut):
-                held.append(output)
-                continue
-            if isinstance(output, TurnEnd):
-                yield from held
-            yield output
+        yield from _held_to_the_end(super().turn(chunks), ToolCallOut)
+
+
+def _held_to_the_end(
+    outputs: Iterator[DriverOutput], held_kind: type[DriverOutput]
+) -> Iterator[DriverOutput]:
+    """The outputs, with those of ``held_kind`` held back until just before the turn ends."""
+    held: list[DriverOutput] = []
+    for output in outputs:
+        if isinstance(output, held_kind):
+            held.append(output)
+            continue
+        if isinstance(output, TurnEnd):
+            yield from held
+        yield output
 
 
 @mutant(
@@ -237,6 +244,8 @@ class EmptyArgumentsCrash(OpenAIChatDriver):
     "Calls are keyed by id, so a continuation chunk with a new id or no id starts a new call.",
 )
 class KeysById(OpenAIChatDriver):
+    # Like MergesSameIndex, written out whole: each keys calls wrongly in its own way, and a
+    # mutant's bug should read in one place.
     def call_delta(self, call: dict[str, Any]) -> Iterator[DriverOutput]:
         function = call.get("function") or {}
         key = call.get("id") or f"anonymous-{len(self.by_index)}"
@@ -259,11 +268,4 @@ class KeysById(OpenAIChatDriver):
 )
 class TextAfterCalls(AnthropicDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        texts: list[DriverOutput] = []
-        for output in super().turn(chunks):
-            if isinstance(output, TextOut):
-                texts.append(output)
-                continue
-            if isinstance(output, TurnEnd):
-                yield from texts
-            yield output
+        yield from _held_to_the_end(super().turn(chunks), TextOut)

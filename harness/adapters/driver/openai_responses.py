@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.adapters.driver.reference import close_upstream, events, strict_json
+from harness.adapters.driver.reference import closing, events, strict_json
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
 _TERMINAL = ("response.completed", "response.incomplete")
@@ -50,10 +50,7 @@ class OpenAIResponsesDriver:
     dialect = "openai-responses"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        try:
-            yield from self.response(chunks)
-        finally:
-            close_upstream(chunks)  # cancelled or done: the stream is not read any more
+        yield from closing(chunks, self.response(chunks))
 
     def response(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         self.calls: dict[str, Call] = {}

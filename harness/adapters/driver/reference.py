@@ -16,6 +16,8 @@ from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 from harness.wire import DONE, json_data, parse_sse
 
 
+# Apart from ExpectedCall.valid on purpose: the rules' oracle and the reference do not share
+# the code that could be wrong in both.
 def strict_json(arguments: str) -> bool:
     """Complete arguments: a JSON object; an empty text is a call without arguments."""
     if arguments == "":
@@ -39,6 +41,14 @@ def close_upstream(chunks: Any) -> None:
         close()
 
 
+def closing(chunks: Any, outputs: Iterator[DriverOutput]) -> Iterator[DriverOutput]:
+    """The outputs read from ``chunks``; cancelled or done, the stream is not read any more."""
+    try:
+        yield from outputs
+    finally:
+        close_upstream(chunks)
+
+
 class AnthropicDriver:
     """Anthropic Messages SSE, across message cycles until the turn's final stop."""
 
@@ -46,10 +56,7 @@ class AnthropicDriver:
     dialect = "anthropic"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        try:
-            yield from self.turn(chunks)
-        finally:
-            close_upstream(chunks)  # cancelled or done: the stream is not read any more
+        yield from closing(chunks, self.turn(chunks))
 
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         blocks: dict[int, dict[str, Any]] = {}
@@ -120,10 +127,7 @@ class OpenAIChatDriver:
     dialect = "openai-chat"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        try:
-            yield from self.response(chunks)
-        finally:
-            close_upstream(chunks)
+        yield from closing(chunks, self.response(chunks))
 
     def response(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         self.current: dict[str, Any] | None = None

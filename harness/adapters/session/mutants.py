@@ -75,22 +75,26 @@ class SafetyNetCompletesOrphans(ReferenceSessionConsumer):
         super().on_interaction_end(event)
 
 
+class _HeldForNextMessage(ReferenceSessionConsumer):
+    """Calls put in ``held`` go onto the next message that starts, whatever its session."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: list[AttachedCall] = []
+
+    def on_message_start(self, event: ev.MessageStart) -> None:
+        super().on_message_start(event)
+        self.session(event).by_id[event.message_id].calls.extend(self.held)
+        self.held.clear()
+
+
 @mutant(
     "attach-at-next-message",
     "Completed tool calls are attached when the next message is finalized, so they land on the message after the one that made them.",
 )
-class AttachAtNextMessage(ReferenceSessionConsumer):
-    def __init__(self) -> None:
-        super().__init__()
-        self.completed: list[AttachedCall] = []
-
+class AttachAtNextMessage(_HeldForNextMessage):
     def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
-        self.completed.extend(calls)
-
-    def on_message_start(self, event: ev.MessageStart) -> None:
-        super().on_message_start(event)
-        self.session(event).by_id[event.message_id].calls.extend(self.completed)
-        self.completed.clear()
+        self.held.extend(calls)
 
 
 @mutant(
@@ -158,21 +162,12 @@ class AttachAcrossSessions(ReferenceSessionConsumer):
     "shared-forward-buffer",
     "Tool calls held for the next message are buffered globally, not per session, so a sub-session's calls attach to the parent's next message.",
 )
-class SharedForwardBuffer(ReferenceSessionConsumer):
-    def __init__(self) -> None:
-        super().__init__()
-        self.shared: list[AttachedCall] = []
-
+class SharedForwardBuffer(_HeldForNextMessage):
     def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
         if session.host is not None:
             super().attach(session_id, session, calls)
         else:
-            self.shared.extend(calls)
-
-    def on_message_start(self, event: ev.MessageStart) -> None:
-        super().on_message_start(event)
-        self.session(event).by_id[event.message_id].calls.extend(self.shared)
-        self.shared.clear()
+            self.held.extend(calls)
 
 
 @mutant(

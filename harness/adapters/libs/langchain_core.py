@@ -49,6 +49,8 @@ def message_chunk(data: dict[str, Any]) -> Any:
 class LangChainMessageChunks:
     layers = ("driver",)
     dialect = "openai-chat"
+    #: the library acts on the whole message when its choice finishes
+    emits_calls = "per-message"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         try:

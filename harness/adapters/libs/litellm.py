@@ -21,6 +21,8 @@ from harness.wire import DONE
 class LiteLLMChunkBuilder:
     layers = ("driver",)
     dialect = "openai-chat"
+    #: the library acts on the whole message when its choice finishes
+    emits_calls = "per-message"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         import litellm

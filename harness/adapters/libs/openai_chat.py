@@ -69,6 +69,8 @@ class OpenAIChatStreamEvents:
 class OpenAIChatFinalCompletion:
     layers = ("driver",)
     dialect = "openai-chat"
+    #: the library acts on the whole message when its choice finishes
+    emits_calls = "per-message"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         with open_stream(chunks) as stream:

@@ -237,3 +237,30 @@ def test_text_still_comes_before_a_call_that_follows_it() -> None:
             yield from rest
 
     assert rules_broken(run(CallsFirst(), library("text-before-tool-call"))) == {"order"}
+
+
+class ReportsStop:
+    """A correct driver that reports the end of the turn with the given stop reason."""
+
+    layers = ("driver",)
+
+    def __init__(self, base: Any, reason: str) -> None:
+        self.base = base
+        self.dialect = base.dialect
+        self.reason = reason
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        for output in self.base.drive(chunks):
+            yield TurnEnd(self.reason) if isinstance(output, TurnEnd) else output
+
+
+def test_the_stop_reason_as_the_server_sent_it_is_accepted() -> None:
+    # The server says end_turn although its final message holds a tool call; a driver that
+    # hands the call over and reports what the server said is right, as is one that infers
+    # tool_use. A reason neither said nor implied is wrong.
+    target = library("end-turn-with-tool-calls")
+    assert rules_broken(run(ReportsStop(AnthropicDriver(), "end_turn"), target)) == set()
+    assert rules_broken(run(ReportsStop(AnthropicDriver(), "tool_use"), target)) == set()
+    assert rules_broken(run(ReportsStop(AnthropicDriver(), "max_tokens"), target)) == {
+        "turn-lifetime"
+    }

@@ -246,6 +246,9 @@ class TurnFacts:
     #: thinking, argument fragments, a call's start; the rest (stops, pings, empty deltas) is
     #: framing, and reading it is never what makes an emission late
     content: frozenset[int] = frozenset()
+    #: the final stop reason as the server sent it (``final_reason`` says tool_use when the
+    #: final message holds tool calls although the server said otherwise)
+    sent_reason: str = "end_turn"
 
 
 def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
@@ -257,6 +260,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
     open_text: dict[int, list[Any]] = {}
     stops: list[int] = []
     cycle, reason, final_stop, final_reason = 0, "end_turn", len(events) - 1, "end_turn"
+    sent_reason = "end_turn"
     ended = True
 
     def close_call(index: int, at: int) -> None:
@@ -313,19 +317,27 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
                 # a final stop with tool calls in its message (REAL_BUGS row 11): the tools
                 # still have to run, so the turn ends for tool use
                 final_stop = i
+                sent_reason = reason
                 final_reason = "tool_use" if called and reason != "max_tokens" else reason
                 break
             cycle += 1
     else:  # the stream ends while the turn goes on: a driver reads all of it
         ended = False
-        final_reason = reason
+        final_reason = sent_reason = reason
     for index in sorted(open_text):  # a cut stream: its text still came out
         start, parts = open_text.pop(index)
         texts.append((start, "".join(parts)))
     texts.sort()
     content = frozenset(i for i, event in enumerate(events) if _carries_content(event))
     return TurnFacts(
-        tuple(calls), tuple(texts), tuple(stops), final_stop, final_reason, ended, content
+        tuple(calls),
+        tuple(texts),
+        tuple(stops),
+        final_stop,
+        final_reason,
+        ended,
+        content,
+        sent_reason,
     )
 
 

@@ -21,27 +21,30 @@ import pytest
 from harness.cli import main as harness_main
 from harness.library import library_path
 from harness.replay import replay
-from harness.scenario import load_all, load_scenario
+from harness.scenario import Scenario, load_all, load_scenario
 
-LIBRARY, _ = load_all([library_path()])
-SESSION = [s for s in LIBRARY if s.layer == "session"]
-#: library scenarios of other layers, skipped for a session-only adapter
-OTHERS = len(LIBRARY) - len(SESSION)
 MUTANT = "session-mutant-no-message-updated"
 
 #: the scenarios most tests run: the mutant fails the first; the second is of the driver layer
 PAIR = [
-    next(s for s in LIBRARY if s.id == "backward-attachment-basic"),
-    next(s for s in LIBRARY if s.id == "text-before-tool-call"),
+    load_scenario(library_path() / "session" / "backward-attachment-basic.yaml"),
+    load_scenario(library_path() / "driver" / "text-before-tool-call.yaml"),
 ]
-SESSION_ONE, DRIVER_ONE = PAIR
+SESSION_ONE = PAIR[0]
 #: the project's configuration for PAIR: its copies, and not the built-in library
 PAIR_INI = (
     '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
 )
 
 
-def failing_ids(adapter: str, scenarios: list) -> set[str]:
+def builtin_library() -> list[Scenario]:
+    """Loaded only by the tests that need it: loading takes a while."""
+    scenarios, problems = load_all([library_path()])
+    assert not problems, problems
+    return scenarios
+
+
+def failing_ids(adapter: str, scenarios: list[Scenario]) -> set[str]:
     return {s.id for s in scenarios if replay(s, adapter).status == "fail"}
 
 
@@ -97,8 +100,12 @@ def pair(project: pytest.Pytester) -> pytest.Pytester:
 def test_the_whole_library_through_the_plugin_under_xdist_gives_what_replay_gives(project):
     """Both adapters on the command line, the built-in library collected by default, two workers:
     every item's outcome and the rule table agree with replaying the library directly."""
+    library = builtin_library()
+    session = [s for s in library if s.layer == "session"]
+    # library scenarios of other layers, skipped for a session-only adapter
+    others = len(library) - len(session)
     results = {
-        adapter: [replay(s, adapter) for s in LIBRARY] for adapter in ("session-reference", MUTANT)
+        adapter: [replay(s, adapter) for s in library] for adapter in ("session-reference", MUTANT)
     }
     failing = {r.scenario.id for r in results[MUTANT] if r.status == "fail"}
     assert failing and not [r for r in results["session-reference"] if r.status == "fail"]
@@ -106,7 +113,7 @@ def test_the_whole_library_through_the_plugin_under_xdist_gives_what_replay_give
         "--harness-adapter=myadapters:good", f"--harness-adapter={MUTANT}", "-n", "2"
     )
     result.assert_outcomes(
-        passed=2 * len(SESSION) - len(failing), failed=len(failing), skipped=2 * OTHERS
+        passed=2 * len(session) - len(failing), failed=len(failing), skipped=2 * others
     )
     failed = re.findall(r"FAILED \S+::(\S+)\[(\S+)\]", result.stdout.str())
     assert sorted(failed) == sorted((id, MUTANT) for id in failing)
@@ -137,7 +144,7 @@ def test_command_line_adapter(pair):
 def test_ini_adapter_brings_in_the_library(project):
     project.makepyprojecttoml('[tool.pytest.ini_options]\nharness_adapter = "myadapters:good"\n')
     result = project.runpytest("-k", SESSION_ONE.id)
-    result.assert_outcomes(passed=1, deselected=len(LIBRARY) - 1)
+    result.assert_outcomes(passed=1, deselected=len(builtin_library()) - 1)
 
 
 def test_nothing_is_collected_without_an_adapter(project):

@@ -1,12 +1,14 @@
 # Two commands on a fresh machine with Python 3.11 and make:
 #   make demo   the built-in scenario library against every bundled adapter
 #   make test   the whole test suite
+# and for contributors:
+#   make test-fast   the suite without the tests marked slow, in seconds
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,11 +19,20 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/harness demo
 
-# pytest exits 5 when it collected nothing: that is a broken suite, not a pass.
-test: $(STAMP)
-	@$(BIN)/python -m pytest; status=$$?; \
+# Tests run on every core (pytest-xdist, -n auto). pytest exits 5 when it collected nothing:
+# that is a broken suite, not a pass.
+PYTEST = $(BIN)/python -m pytest -n auto
+define run_pytest
+	@$(PYTEST) $(1); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; \
 	exit $$status
+endef
+
+test: $(STAMP)
+	$(call run_pytest,)
+
+test-fast: $(STAMP)
+	$(call run_pytest,-m "not slow")
 
 lint: $(STAMP)
 	$(BIN)/ruff check harness tests

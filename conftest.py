@@ -20,3 +20,10 @@ def library() -> list[Scenario]:
     scenarios, problems = load_all([LIBRARY])
     assert not problems, "\n".join(map(str, problems))
     return scenarios
+
+
+@pytest.fixture(autouse=True)
+def _doctests_run_at_the_root(request: pytest.FixtureRequest) -> None:
+    """The package's examples name files as a reader at the repository root does."""
+    if isinstance(request.node, pytest.DoctestItem):
+        request.getfixturevalue("monkeypatch").chdir(ROOT)

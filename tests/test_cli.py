@@ -120,6 +120,7 @@ def test_validate_reports_count(capsys):
     assert code == 0 and out.startswith("1 scenarios valid")
 
 
+@pytest.mark.slow
 def test_bench_prints_the_five_figures(capsys):
     code, out, _ = run_cli(capsys, "bench", "--events", "2000")
     assert code == 0

@@ -173,6 +173,7 @@ ROUND_TRIP = settings(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DIALECTS)
 @ROUND_TRIP
 @given(data=st.data())
@@ -214,6 +215,7 @@ def _texts(turn: Sequence[dv.TurnEvent]) -> list[str]:
     return [text for _, text in turn_facts(turn).texts]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "quirk"), QUIRK_CASES)
 @settings(
     max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]

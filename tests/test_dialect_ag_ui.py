@@ -434,6 +434,7 @@ GENERATED = settings(max_examples=200, deadline=None, suppress_health_check=[Hea
 _quirk_sets = st.sets(st.sampled_from(sorted(QUIRKS))).map(sorted)
 
 
+@pytest.mark.slow
 @GENERATED
 @given(turn=ag_ui_turns())
 def test_generated_turns_round_trip(turn: tuple[dv.TurnEvent, ...]) -> None:
@@ -447,6 +448,7 @@ def _cut(turn: Sequence[dv.TurnEvent]) -> bool:
     return bool(starts) and not any(isinstance(e, dv.CycleDelta) for e in turn[starts[-1] :])
 
 
+@pytest.mark.slow
 @GENERATED
 @given(turn=ag_ui_turns(), quirks=_quirk_sets)
 def test_quirks_keep_the_calls_texts_and_stop(
@@ -517,6 +519,7 @@ def test_the_quirks_do_what_they_say() -> None:
     assert types(["tool_call_results"]).count("TOOL_CALL_RESULT") == 3
 
 
+@pytest.mark.slow
 @GENERATED
 @given(turn=ag_ui_turns(), quirks=_quirk_sets)
 def test_chunks_are_single_events_in_origin_order(
@@ -626,6 +629,7 @@ def ag_ui_problems(chunks: Sequence[WireChunk]) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 @GENERATED
 @given(turn=ag_ui_turns(), quirks=_quirk_sets)
 def test_the_wire_keeps_the_protocol_rules(
@@ -889,6 +893,7 @@ def _ag_ui_library() -> list[Scenario]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "quirks", [(), *((q,) for q in sorted(QUIRKS)), tuple(sorted(QUIRKS))], ids=str
 )
@@ -935,6 +940,7 @@ _BASE = parse_scenario(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,

@@ -410,6 +410,7 @@ def quirk_sets(codec: Any) -> st.SearchStrategy[list[str]]:
     return st.lists(st.sampled_from(sorted(codec.quirks)), unique=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), turn=turns())
 def test_generated_turns_round_trip_and_drive(data: st.DataObject, turn: list[Any]) -> None:
@@ -439,6 +440,7 @@ def has_empty_container(value: Any) -> bool:
     return False
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), arguments=st.dictionaries(KEYS, VALUES, min_size=1, max_size=4))
 def test_cut_off_streamed_arguments_round_trip_when_carried(
@@ -727,6 +729,7 @@ def _array(driver: type[GeminiDriver]) -> type[GeminiDriver]:
     return type(driver.__name__ + "Array", (driver, GeminiJSONArrayDriver), {})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mutant", "rules"),
     [

@@ -300,6 +300,7 @@ def single_cycle_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
     return (*events, dv.CycleDelta(stop_reason=reason), dv.CycleStop())  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(single_cycle_turns())
 def test_generated_turns_round_trip(turn: tuple[dv.TurnEvent, ...]) -> None:
@@ -308,6 +309,7 @@ def test_generated_turns_round_trip(turn: tuple[dv.TurnEvent, ...]) -> None:
     assert CODEC.decode(body(encoded(turn, ["obfuscation"])), source="encoded") == turn
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(single_cycle_turns(), st.sampled_from(QUIRK_SETS))
 def test_every_quirk_keeps_the_tool_calls(

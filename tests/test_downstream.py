@@ -94,6 +94,7 @@ def test_the_expected_counts_come_from_real_scenarios():
     assert len(LIBRARY_SESSION) >= 37
 
 
+@pytest.mark.slow
 def test_project_passes_the_library_its_own_scenario_and_its_unit_tests(project):
     unit_tests = _unit_tests(project)
     assert len(unit_tests) == 3, unit_tests
@@ -112,6 +113,7 @@ def test_project_passes_the_library_its_own_scenario_and_its_unit_tests(project)
     assert all(failed == 0 for _, failed, _ in table.values()), result.stdout
 
 
+@pytest.mark.slow
 def test_a_seed_bug_put_back_in_the_consumer_is_caught_and_named(project):
     # seed 000, problem 1: the ToolCallManager keys notifications by tool call id only
     source = project / "chatui" / "tool_calls.py"

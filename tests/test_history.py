@@ -75,21 +75,31 @@ def test_projection_attaches_calls_as_the_live_stream_did():
     assert [c.result for c in messages[1].tool_calls] == ["A", "B"]
 
 
-def test_history_to_events_replays_blocks_in_order():
+def test_history_to_events_replays_blocks_as_the_live_events_in_order():
     history = (
         h.HistoryMessage("user", (h.TextBlock("go"),)),
         h.HistoryMessage(
-            "assistant", (h.ThinkingBlock("hmm"), h.ToolUseBlock("toolu_01", "x", "{}"))
+            "assistant",
+            (
+                h.ThinkingBlock("hmm"),
+                h.ToolUseBlock("toolu_01", "x", '{"a": 1}'),
+                h.ToolUseBlock("toolu_02", "y"),
+            ),
         ),
-        h.HistoryMessage("user", (h.ToolResultBlock("toolu_01", "A"),)),
+        h.HistoryMessage("user", (h.ToolResultBlock("toolu_01", "A", is_error=True),)),
     )
-    kinds = [e.kind for e in projection.history_to_events("main", history)]
-    assert kinds == [
-        "user_message",
-        "message_start",
-        "message_delta",
-        "message_end",
-        "tool_completed",
+    assert list(projection.history_to_events("main", history)) == [
+        ev.UserMessage(session_id="main", message_id="resumed-1", text="go"),
+        ev.MessageStart(session_id="main", message_id="resumed-2", role="thought"),
+        ev.MessageDelta(session_id="main", message_id="resumed-2", text="hmm"),
+        ev.MessageEnd(session_id="main", message_id="resumed-2"),
+        # the calls of one message complete together, with their results from later messages;
+        # toolu_02 has no result, so it never completed
+        ev.ToolCompleted(
+            session_id="main",
+            calls=(ev.ToolCall("toolu_01", "x", '{"a": 1}'),),
+            results=(ev.ToolResult("toolu_01", "A", is_error=True),),
+        ),
     ]
 
 

@@ -245,6 +245,7 @@ def others(message: HistoryMessage) -> list[Block]:
 # -- (a) validation matches the oracle ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(histories())
 def test_validate_reports_exactly_the_oracle_problems(history):
@@ -274,6 +275,7 @@ def test_oracle_and_validator_disagree_on_a_bad_history_only_if_broken():
 # -- (b) repair --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(histories())
 def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
@@ -330,6 +332,7 @@ def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
             assert r in originals or r == ToolResultBlock(r.tool_use_id, INTERRUPTED, True)
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(histories(unique_ids=True))
 def test_repair_moves_a_real_result_to_its_call_instead_of_inventing_one(history):
@@ -383,6 +386,7 @@ def without_is_error(history: Sequence[HistoryMessage]) -> tuple[HistoryMessage,
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(histories())
 def test_anthropic_shape_round_trips_and_validates_and_repairs_the_same(history):
@@ -393,6 +397,7 @@ def test_anthropic_shape_round_trips_and_validates_and_repairs_the_same(history)
     assert repair_history(messages) == to_anthropic(repair_history(history))
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(histories().map(openai_form))
 def test_openai_shape_round_trips_and_validates_the_same(history):

@@ -24,6 +24,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_the_library_the_plugin_and_types(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     library = {
@@ -40,6 +41,7 @@ def test_the_wheel_ships_the_library_the_plugin_and_types(wheel: Path) -> None:
     assert "harness = harness.cli:main" in text
 
 
+@pytest.mark.slow
 def test_an_installed_copy_finds_its_library(wheel: Path, tmp_path: Path) -> None:
     zipfile.ZipFile(wheel).extractall(tmp_path / "site")
     code = (

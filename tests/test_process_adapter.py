@@ -87,6 +87,7 @@ def test_library_is_loaded():
 # -- (a) the JS consumer passes the whole library ----------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.id for s in SCENARIOS])
 def test_js_consumer_passes_library_scenario(scenario: Scenario):
     result = replay(scenario, node_adapter())
@@ -104,6 +105,7 @@ def test_js_consumer_passes_library_scenario(scenario: Scenario):
 # -- (b) the bug variant is caught -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_js_keyed_by_tool_id_bug_is_caught():
     adapter = node_adapter("--bug=keyed-by-tool-id")
     results = [replay(s, adapter) for s in SCENARIOS]
@@ -328,6 +330,7 @@ def _write_misbehaving(tmp_path: Path, name: str, on_feed: str, on_transcript: s
     return script
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", MISBEHAVIOURS, ids=[m.id for m in MISBEHAVIOURS])
 def test_misbehaving_process_is_an_error_and_the_run_goes_on(bad: Misbehaviour, tmp_path: Path):
     script = _write_misbehaving(tmp_path, bad.id, bad.on_feed, bad.on_transcript)
@@ -396,6 +399,7 @@ HELLO_FAILURES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(HELLO_FAILURES))
 def test_process_that_fails_hello_is_stopped(case: str, tmp_path: Path):
     source, says = HELLO_FAILURES[case]

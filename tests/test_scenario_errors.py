@@ -919,6 +919,7 @@ CLI_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("case",), CLI_CASES)
 def test_cli_validate_reports_located_problem(
     tmp_path: Path, case: tuple[str, int, tuple[str, ...]]
@@ -1010,6 +1011,7 @@ def test_cli_validate_folder_with_good_and_bad(tmp_path: Path) -> None:
     assert "good.yaml" not in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("case",),
     [

@@ -34,6 +34,7 @@ def replay(
 ) -> ScenarioResult:
     """Replay one scenario against a fresh adapter and check every enabled rule.
 
+    >>> from harness import load_scenario, replay
     >>> result = replay(load_scenario("scenarios/session/tool-first-turn.yaml"), "session-reference")
     >>> result.status
     'pass'

@@ -13,7 +13,8 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# libs: the consumer libraries the tests in tests/libs reproduce behaviour of
+	$(BIN)/python -m pip install --quiet -e '.[test,libs]'
 	@touch $(STAMP)
 
 demo: $(STAMP)

@@ -27,7 +27,7 @@ from harness import (
 from harness.adapters.driver.reference import AnthropicDriver
 from harness.adapters.registry import mutant_registrar
 from harness.codecs import dialects
-from harness.codecs.anthropic import AnthropicCodec
+from harness.codecs.anthropic import AnthropicAgentCodec, AnthropicCodec
 from harness.scenario import load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,13 +37,14 @@ PROXY_QUIRKS = {"proxy_banner": "a ': proxied' comment line before every event"}
 
 
 class ProxyCodec:
-    """A gateway in front of Anthropic that prefixes every event with a comment line."""
+    """A gateway in front of an agent's Anthropic event stream that prefixes every event with a
+    comment line."""
 
     name = "anthropic-proxy"
     quirks = PROXY_QUIRKS
 
     def __init__(self) -> None:
-        self.inner = AnthropicCodec()
+        self.inner = AnthropicAgentCodec()
 
     def can_express(self, turn: Sequence[TurnEvent], quirks: Iterable[str] = ()) -> str | None:
         return self.inner.can_express(turn, quirks)
@@ -176,6 +177,7 @@ def test_something_that_is_not_a_codec_is_refused(codec: object, message: str) -
         replay(load_scenario(MULTI_CYCLE), PROXY, codecs=[codec])  # type: ignore[list-item]
     assert list(dialects()) == [
         "anthropic",
+        "anthropic-agent",
         "openai-chat",
         "openai-responses",
         "gemini-sse",

@@ -12,9 +12,13 @@ from typing import Any
 
 import pytest
 
-from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
+from harness.adapters.driver.reference import (
+    AnthropicAgentDriver,
+    AnthropicDriver,
+    OpenAIChatDriver,
+)
 from harness.adapters.registry import AdapterInfo
-from harness.model.driver import DriverOutput, ToolCallOut, TurnEnd
+from harness.model.driver import DriverOutput, Refusal, ToolCallOut, TurnEnd
 from harness.replay import ScenarioResult, replay
 from harness.rules.driver import same_arguments
 from harness.scenario import Scenario, load_scenario, parse_scenario
@@ -126,7 +130,7 @@ def test_a_consumer_that_acts_on_the_whole_message_keeps_its_declared_contract(n
 def test_the_per_message_contract_still_wants_each_message_s_calls_when_it_ends() -> None:
     # Several message cycles in one turn: holding the first cycle's call to the end of the
     # turn means reading the next cycle's content first.
-    driver = HoldsCallsToTurnEnd(AnthropicDriver(), "per-message")
+    driver = HoldsCallsToTurnEnd(AnthropicAgentDriver(), "per-message")
     assert "emit-once-early" in rules_broken(run(driver, library("multi-cycle-turn")))
 
 
@@ -264,3 +268,92 @@ def test_the_stop_reason_as_the_server_sent_it_is_accepted() -> None:
     assert rules_broken(run(ReportsStop(AnthropicDriver(), "max_tokens"), target)) == {
         "turn-lifetime"
     }
+
+
+class RefusesCorruptCalls:
+    """A correct driver that will not pass on a call whose arguments do not parse: it raises a
+    clear error, or (``say=True``) emits a refusal and stops, as SDKs that parse arguments do."""
+
+    layers = ("driver",)
+
+    def __init__(self, base: Any, say: bool = False) -> None:
+        self.base = base
+        self.dialect = base.dialect
+        self.say = say
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        for output in self.base.drive(chunks):
+            if isinstance(output, ToolCallOut) and not output.valid:
+                reason = f"the arguments of {output.id} do not parse"
+                if not self.say:
+                    raise ValueError(reason)
+                yield Refusal(reason)
+                return
+            yield output
+
+
+@pytest.mark.parametrize("say", [False, True], ids=["raises", "refusal-output"])
+@pytest.mark.parametrize(
+    "name", ["duplicated-argument-fragment", "arguments-missing-closing-brace"]
+)
+def test_refusing_corrupt_input_is_safe(name: str, say: bool) -> None:
+    driver = RefusesCorruptCalls(AnthropicAgentDriver(), say=say)
+    assert rules_broken(run(driver, library(name))) == set()
+
+
+def test_refusing_a_legal_stream_is_a_crash_by_another_name() -> None:
+    class RefusesEverything:
+        layers = ("driver",)
+        dialect = "anthropic"
+
+        def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+            next(chunks)
+            yield Refusal("not today")
+
+    result = run(RefusesEverything(), library("parallel-calls"))
+    assert "robust-framing" in rules_broken(result)
+    (refused,) = [v for v in result.violations if v.rule == "robust-framing"]
+    assert "refused the anthropic stream after chunk 1 (not today)" in refused.message
+
+
+def test_a_call_cut_off_by_max_tokens_may_be_dropped_but_not_repaired() -> None:
+    class DropsCutCalls:
+        layers = ("driver",)
+        dialect = "anthropic"
+
+        def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+            for output in AnthropicDriver().drive(chunks):
+                if not (isinstance(output, ToolCallOut) and not output.valid):
+                    yield output
+
+    class RepairsCutCalls(DropsCutCalls):
+        def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+            for output in AnthropicDriver().drive(chunks):
+                if isinstance(output, ToolCallOut) and not output.valid:
+                    output = ToolCallOut(output.id, output.name, output.arguments + '"}', True)
+                yield output
+
+    target = library("truncated-arguments-max-tokens")
+    assert rules_broken(run(DropsCutCalls(), target)) == set()
+    assert "strict-assembly" in rules_broken(run(RepairsCutCalls(), target))
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("text-between-parallel-calls", "text after a call has no place"),
+        ("multi-cycle-turn", "a Chat Completions stream carries one message cycle"),
+    ],
+)
+def test_chat_completions_runs_only_what_its_servers_send(name: str, reason: str) -> None:
+    result = run(OpenAIChatDriver(), library(name))
+    assert result.status == "skip"
+    assert reason in (result.skip_reason or "")
+
+
+def test_the_messages_api_carries_one_message_and_an_agent_stream_several() -> None:
+    target = library("multi-cycle-turn")
+    messages_api = run(AnthropicDriver(), target)
+    assert messages_api.status == "skip"
+    assert "dialect anthropic-agent" in (messages_api.skip_reason or "")
+    assert rules_broken(run(AnthropicAgentDriver(), target)) == set()

@@ -49,7 +49,7 @@ CANCELLED = dedent(
     description: the read of chunk 5 is cancelled while the call's arguments stream
     source: tests
     layer: driver
-    dialects: [anthropic]
+    dialects: [anthropic, anthropic-agent]
     cancel_after_reads: 4
     trace:
       - cycle:
@@ -80,10 +80,11 @@ def reference(dialect: str) -> AdapterInfo:
 
 class AsyncAnthropicDriver:
     """A correct Anthropic driver written as an async generator: ``async for`` over the chunks
-    (block handling borrowed from the sync reference)."""
+    (block handling borrowed from the sync reference), on an agent's stream of several message
+    cycles."""
 
     layers = ("driver",)
-    dialect = "anthropic"
+    dialect = "anthropic-agent"
 
     def __init__(self) -> None:
         self.sources: list[str] = []
@@ -216,7 +217,8 @@ def only(result: Any, rule: str) -> Any:
 
 
 class ReadsEverything(_Driver):
-    """Correct outputs, but reads on after the final message_stop (waits for the next turn)."""
+    """Correct outputs, but reads on after the final message_stop: to the end of a response
+    body, which is fine; on an agent's stream it waits for the next turn."""
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         seen = list(chunks)
@@ -265,7 +267,7 @@ def test_the_async_driver_is_an_async_generator() -> None:
 @pytest.mark.parametrize("name", ANTHROPIC_LIBRARY)
 def test_async_generator_driver_passes_like_the_sync_reference(name: str) -> None:
     s = library(name)
-    sync = replay(s, reference("anthropic"))
+    sync = replay(s, reference("anthropic-agent"))
     made: list[AsyncAnthropicDriver] = []
 
     def make() -> AsyncAnthropicDriver:
@@ -280,7 +282,7 @@ def test_async_generator_driver_passes_like_the_sync_reference(name: str) -> Non
 
 def test_async_driver_is_checked_by_the_rules() -> None:
     s = library("multi-cycle-turn")
-    chunks = dialects()["anthropic"].encode(s.turn)
+    chunks = dialects()["anthropic-agent"].encode(s.turn)
     first_stop = next(n for n, c in enumerate(chunks, 1) if "event: message_stop" in c.data)
     assert first_stop < len(chunks)
     result = replay(s, adapter(AsyncEndsAtFirstStop))
@@ -324,7 +326,11 @@ def test_async_driver_awaiting_forever_is_an_error_and_its_task_is_cancelled() -
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
-        ({"type": "tool"}, "output 1.type is 'tool'; expected text, tool_call or turn_end"),
+        (
+            {"type": "tool"},
+            "output 1.type is 'tool'; expected text, tool_call, turn_end or refusal",
+        ),
+        ({"type": "refusal"}, "output 1.reason should be a string, got None"),
         ("a tool call", "output 1 is str; expected an object with a 'type'"),
         (
             {"type": "tool_call", "id": "toolu_1", "name": "f", "arguments": "{}"},
@@ -333,7 +339,14 @@ def test_async_driver_awaiting_forever_is_an_error_and_its_task_is_cancelled() -
         ({"type": "text", "text": 42}, "output 1.text should be a string, got 42"),
         ({"type": "turn_end"}, "output 1.stop_reason should be a string, got None"),
     ],
-    ids=["unknown-type", "not-an-object", "no-valid", "text-not-string", "no-stop-reason"],
+    ids=[
+        "unknown-type",
+        "refusal-without-reason",
+        "not-an-object",
+        "no-valid",
+        "text-not-string",
+        "no-stop-reason",
+    ],
 )
 def test_malformed_output_is_an_error_naming_the_output(bad: Any, message: str) -> None:
     result = replay(scenario(ONE_TEXT), adapter(emits(TextOut("ok"), bad)))
@@ -394,15 +407,29 @@ def test_driver_that_reads_exactly_to_the_end_passes() -> None:
     assert (result.status, result.violations) == ("pass", ())
 
 
-def test_driver_that_reads_past_the_end_of_the_turn_fails_turn_lifetime() -> None:
-    result = replay(scenario(ONE_TEXT), adapter(ReadsEverything))
+def test_driver_that_reads_past_the_end_of_the_turn_fails_turn_lifetime_on_an_agent_stream() -> (
+    None
+):
+    class OnAgentStream(ReadsEverything):
+        dialect = "anthropic-agent"
+
+    both = scenario(
+        ONE_TEXT.replace("dialects: [anthropic]", "dialects: [anthropic, anthropic-agent]")
+    )
+    result = replay(both, adapter(OnAgentStream))
     assert result.status == "fail"
     assert result.rules_broken == ("turn-lifetime",)
     (violation,) = result.violations
     assert violation.message == (
-        "the driver kept reading after the turn ended at event 5: on a live stream it would "
-        "wait for the next turn"
+        "the driver kept reading after the turn ended at event 5: on the anthropic-agent "
+        "stream, which goes on after the turn, it would wait for the next turn"
     )
+
+
+def test_reading_on_to_the_end_of_a_response_body_is_no_violation() -> None:
+    # The Messages API body ends after message_stop: reading to its end is how an SDK finds it.
+    result = replay(scenario(ONE_TEXT), adapter(ReadsEverything))
+    assert (result.status, result.violations) == ("pass", ())
 
 
 # -- cancellation -----------------------------------------------------------------------------------

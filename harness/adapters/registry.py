@@ -40,6 +40,7 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
     ),
     "driver": (
         "harness.adapters.driver.reference:AnthropicDriver",
+        "harness.adapters.driver.reference:AnthropicAgentDriver",
         "harness.adapters.driver.reference:OpenAIChatDriver",
         "harness.adapters.driver.openai_responses:OpenAIResponsesDriver",
         "harness.adapters.driver.gemini:GeminiDriver",

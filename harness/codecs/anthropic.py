@@ -1,5 +1,11 @@
 """Anthropic Messages streaming (SSE): ``message_start``, ``content_block_*``, ``message_delta``,
-``message_stop``, ``ping``; one turn may hold several message cycles on one stream."""
+``message_stop``, ``ping``.
+
+Two dialects share the encoding. ``anthropic`` is the Messages API: one response body holds one
+message, and the body ends after its ``message_stop``. ``anthropic-agent`` is an agent's event
+stream (the Claude Agent SDK's stream events forwarded over SSE, as in seed 002): one stream
+carries every message cycle of a turn and goes on after it, so a driver must stop reading at the
+turn's final stop."""
 
 from __future__ import annotations
 
@@ -34,8 +40,16 @@ def _sse(name: str, payload: dict[str, Any], origin: int, quirks: frozenset[str]
 class AnthropicCodec:
     name = "anthropic"
     quirks = QUIRKS
+    #: the body ends with the turn: reading on to its end is how a driver finds that end
+    stream_outlives_turn = False
 
     def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
+        cycles = sum(isinstance(e, dv.CycleStart) for e in turn)
+        if cycles > 1:
+            return (
+                f"a Messages API response holds one message, and this turn has {cycles} "
+                "message cycles (an agent stream: dialect anthropic-agent)"
+            )
         return None
 
     def encode(
@@ -135,6 +149,17 @@ class AnthropicCodec:
                 what = "this event does not have the Messages streaming shape"
                 raise misshapen(exc, what, source, event.line) from None
         return tuple(out)
+
+
+class AnthropicAgentCodec(AnthropicCodec):
+    """The same events as an agent's stream: every message cycle of a turn on one stream, which
+    goes on after the turn (the next turn follows on it)."""
+
+    name = "anthropic-agent"
+    stream_outlives_turn = True
+
+    def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
+        return None
 
 
 def _read_event(data: Any, line: int, source: str) -> list[dv.TurnEvent]:

@@ -27,6 +27,11 @@ class Codec(Protocol):
             def decode(self, body, *, source):
                 return tuple(...)              # the canonical events, ``line=`` set
 
+    A codec may also say ``stream_outlives_turn = True``: its stream goes on after the turn (an
+    agent's event stream rather than one response body), so a driver that reads past the turn's
+    end would wait for the next turn. By default the body ends with the turn, and reading on to
+    its end is how a driver finds it.
+
     Register it with ``harness.register_codec(GatewayCodec())``, or pass it to one replay with
     ``replay(scenario, adapter, codecs=[GatewayCodec()])``. One instance serves every replay,
     from worker threads too: keep an encoding's state local to the call.

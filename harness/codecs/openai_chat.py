@@ -71,7 +71,7 @@ class OpenAIChatCodec:
             return "Chat Completions has no server-side tools"
         if any(isinstance(e, dv.ArgumentsDelta) and not e.fragment for e in turn):
             return "an empty argument fragment leaves no trace in Chat Completions"
-        return None
+        return _one_call_at_a_time(turn)
 
     def encode(
         self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()
@@ -304,3 +304,22 @@ class _Reader:
             self.close_blocks(self.last_line)
             self.out.append(dv.CycleStop(line=self.last_line))
         return tuple(self.out)
+
+
+def _one_call_at_a_time(turn: Sequence[dv.TurnEvent]) -> str | None:
+    """A Chat Completions message is one content string and a list of tool calls, streamed in
+    that order, one call at a time: text after a call, or fragments of a call after the next
+    one started, are shapes its servers do not send."""
+    latest: int | None = None
+    for event in turn:
+        if isinstance(event, dv.BlockStart) and event.block == "tool_use":
+            latest = event.index
+        elif (
+            isinstance(event, (dv.TextDelta, dv.ThinkingDelta))
+            and event.text
+            and latest is not None
+        ):
+            return "Chat Completions streams the text before the tool calls; text after a call has no place"
+        elif isinstance(event, dv.ArgumentsDelta) and latest is not None and event.index != latest:
+            return "Chat Completions streams one call at a time; these calls' fragments interleave"
+    return None

@@ -12,6 +12,7 @@ from harness.codecs.base import Codec
 #: module and class of each bundled codec, in the order ``dialects()`` lists them
 BUNDLED_CODECS: tuple[tuple[str, str], ...] = (
     ("harness.codecs.anthropic", "AnthropicCodec"),
+    ("harness.codecs.anthropic", "AnthropicAgentCodec"),
     ("harness.codecs.openai_chat", "OpenAIChatCodec"),
     ("harness.codecs.openai_responses", "OpenAIResponsesCodec"),
     ("harness.codecs.gemini", "GeminiSSECodec"),

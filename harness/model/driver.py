@@ -166,7 +166,16 @@ class TurnEnd:
     stop_reason: str
 
 
-DriverOutput = TextOut | ToolCallOut | TurnEnd
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The driver will not go on with this stream: its input is corrupt (e.g. a tool call's
+    arguments do not parse), and it says so instead of guessing. Raising a clear error is the
+    same outcome. Safe on corrupt input; on legal input it is a crash by another name."""
+
+    reason: str
+
+
+DriverOutput = TextOut | ToolCallOut | TurnEnd | Refusal
 
 
 class MalformedOutput(ValueError):
@@ -175,7 +184,7 @@ class MalformedOutput(ValueError):
 
 def coerce_output(value: Any, position: int) -> DriverOutput:
     """One emitted item: our classes, or dicts ``{"type": "text" | "tool_call" | "turn_end", ...}``."""
-    if isinstance(value, (TextOut, ToolCallOut, TurnEnd)):
+    if isinstance(value, (TextOut, ToolCallOut, TurnEnd, Refusal)):
         return value
     where = f"output {position}"
     if not isinstance(value, Mapping):
@@ -199,7 +208,11 @@ def coerce_output(value: Any, position: int) -> DriverOutput:
         return ToolCallOut(text("id"), text("name"), text("arguments"), valid)
     if kind == "turn_end":
         return TurnEnd(text("stop_reason"))
-    raise MalformedOutput(f"{where}.type is {kind!r}; expected text, tool_call or turn_end")
+    if kind == "refusal":
+        return Refusal(text("reason"))
+    raise MalformedOutput(
+        f"{where}.type is {kind!r}; expected text, tool_call, turn_end or refusal"
+    )
 
 
 # -- what the turn says ---------------------------------------------------------------------------
@@ -219,6 +232,9 @@ class ExpectedCall:
     complete: int
     #: run by the provider itself: it does not make the turn wait for tool results
     server: bool = False
+    #: the message stopped for max_tokens before the call's block did: the call never finished,
+    #: and a driver may drop it or pass it on (its arguments judged as they are)
+    cut: bool = False
 
     @property
     def valid(self) -> bool:
@@ -263,7 +279,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
     sent_reason = "end_turn"
     ended = True
 
-    def close_call(index: int, at: int) -> None:
+    def close_call(index: int, at: int, cut: bool = False) -> None:
         call = open_calls.pop(index)
         calls.append(
             ExpectedCall(
@@ -275,6 +291,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
                 call["start"],
                 at,
                 call["server"],
+                cut,
             )
         )
 
@@ -305,8 +322,8 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
                 texts.append((start, "".join(parts)))
         elif isinstance(event, CycleDelta):
             reason = event.stop_reason
-            for index in sorted(open_calls):  # a cut stream: the calls end with the message
-                close_call(index, i)
+            for index in sorted(open_calls):  # the calls end with the message
+                close_call(index, i, cut=event.stop_reason == "max_tokens")
             for index in sorted(open_text):
                 start, parts = open_text.pop(index)
                 texts.append((start, "".join(parts)))

@@ -182,6 +182,7 @@ class DriverReplay:
             raised,
             source.cancelled,
             contract,
+            bool(getattr(codec, "stream_outlives_turn", False)),
         )
         context = DriverCheck(run)
         for rule in self.rules:

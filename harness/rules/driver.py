@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from harness.model.driver import (
     DriverOutput,
     ExpectedCall,
+    Refusal,
     TextOut,
     ToolCallOut,
     TurnEnd,
@@ -47,12 +48,23 @@ class DriverRun:
     cancel_reached: bool = True
     #: when the driver passes calls on: one of CONTRACTS
     contract: str = "per-call"
+    #: the dialect's stream goes on after the turn (an agent's stream), so reading past the
+    #: turn's end waits for the next turn; otherwise the body ends with the turn
+    stream_outlives_turn: bool = False
 
 
 class DriverCheck:
     def __init__(self, run: DriverRun) -> None:
         self.run = run
         self.facts = run.facts
+        #: the input is corrupt: a call whose arguments do not parse although its block stopped
+        #: (a duplicated fragment, a lost brace), which no legal stream sends
+        self.corrupt = any(not c.valid and not c.cut for c in run.facts.calls)
+        refusals = [reads for o, reads in run.outputs if isinstance(o, Refusal)]
+        #: the read at which the driver refused the stream (said so, or raised), if it did
+        self.refused_at: int | None = (
+            refusals[0] if refusals else run.reads if run.raised is not None else None
+        )
 
     def chunk_of(self, event_index: int) -> int:
         """The first chunk that carries (or follows) the given event."""
@@ -85,9 +97,23 @@ class DriverCheck:
         return self.chunk_of(call.complete) + 1
 
     def due_calls(self) -> Sequence[ExpectedCall]:
-        """The calls the driver must have emitted within what it was let read."""
+        """The calls the driver must have emitted within what it was let read (and, when it
+        refused corrupt input, before it refused; the corrupt calls themselves never)."""
         limit = self.run.cancel_after
-        return [c for c in self.facts.calls if limit is None or self.due(c) <= limit]
+        if self.corrupt and self.refused_at is not None:
+            refused = self.refused_at
+            limit = refused if limit is None else min(limit, refused)
+        return [
+            c
+            for c in self.facts.calls
+            if (limit is None or self.due(c) <= limit)
+            and not (self.corrupt and self.refused_at is not None and not c.valid)
+        ]
+
+    @property
+    def stopped_early(self) -> bool:
+        """Cancelled, crashed or refused: the turn's whole order and end are not owed."""
+        return self.run.cancel_after is not None or self.refused_at is not None
 
     def content_read(self, after: int, until: int) -> list[int]:
         """The reads after read ``after`` up to read ``until`` whose chunks carry content
@@ -139,7 +165,8 @@ def _emitted_by_id(c: DriverCheck) -> dict[str, list[tuple[ToolCallOut, int]]]:
     statement=(
         "Argument fragments, concatenated in arrival order, equal the original arguments and "
         "parse strictly at completion; corrupt or truncated arguments are reported invalid, "
-        "not repaired. Arguments compare as JSON values: whitespace, key order and '' versus "
+        "not repaired (a call that max_tokens cut off may also be dropped). Arguments compare "
+        "as JSON values: whitespace, key order and '' versus "
         "'{}' are no difference."
     ),
 )
@@ -194,6 +221,8 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
     per_message = c.run.contract == "per-message"
     for call in c.due_calls():
         emitted = by_id.get(call.id, [])
+        if not emitted and call.cut:
+            continue  # a call the message cut off may be dropped, or emitted as invalid
         if not emitted:
             yield Finding(
                 call.complete,
@@ -249,7 +278,7 @@ def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
                 c.event_at(emitted[1][1]),
                 f"tool call {call_id} was emitted {len(emitted)} times with the same arguments",
             )
-    if c.run.cancel_after is None and not c.run.raised:
+    if not c.stopped_early:
         text = "".join(o.text for o, _ in c.run.outputs if isinstance(o, TextOut))
         wanted = "".join(t for _, t in c.facts.texts)
         if (
@@ -274,12 +303,17 @@ def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
     ),
 )
 def order(c: DriverCheck) -> Iterator[Finding]:
-    if c.run.cancel_after is not None or c.run.raised:
+    if c.stopped_early:
         return
     wanted: list[tuple[int, int, str]] = [
         (c.chunk_of(start) + 1, start, "text") for start, text in c.facts.texts if text
     ]
-    wanted += [(c.due(call), call.start, f"call {call.id}") for call in c.facts.calls]
+    emitted = {o.id for o, _ in c.emitted()}
+    wanted += [
+        (c.due(call), call.start, f"call {call.id}")
+        for call in c.facts.calls
+        if not call.cut or call.id in emitted
+    ]
     wanted.sort()
     expected = _runs([kind for _, _, kind in wanted])
     seen = _runs(
@@ -346,14 +380,16 @@ def parallel_apart(c: DriverCheck) -> Iterator[Finding]:
     source="seed 002 (SSEDriver ending at the first message_stop); REAL_BUGS rows 11, 12, 17",
     statement=(
         "message_stop after stop_reason tool_use does not end the turn; the final stop does; the "
-        "consumer stops reading at the turn's end, neither before nor after, and reports it "
+        "consumer stops reading at the turn's end, never before, and not after on a stream that "
+        "goes on after the turn (an agent's stream; reading on to the end of a response body "
+        "is how a driver finds the end of it), and reports it "
         "once, with the stop reason the server sent or the one the turn's content implies (a "
         "final message with tool calls stopped for tool_use, whatever the server said)."
     ),
 )
 def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
     run, facts = c.run, c.facts
-    if run.cancel_after is not None or run.raised:
+    if c.stopped_early:
         return
     if not facts.ended:
         # the last cycle stopped for tool_use and the stream ends: the turn goes on, so the
@@ -375,11 +411,13 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
             f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
             f"the turn ends only at event {facts.final_stop} (chunk {first})",
         )
-    elif run.reads > last or (run.overread and not body_end_ends_turn):
+    elif run.stream_outlives_turn and (
+        run.reads > last or (run.overread and not body_end_ends_turn)
+    ):
         yield Finding(
             facts.final_stop,
-            f"the driver kept reading after the turn ended at event {facts.final_stop}: on a live "
-            f"stream it would wait for the next turn",
+            f"the driver kept reading after the turn ended at event {facts.final_stop}: on the "
+            f"{run.dialect} stream, which goes on after the turn, it would wait for the next turn",
         )
     ends_out = [o for o, _ in run.outputs if isinstance(o, TurnEnd)]
     if len(ends_out) != 1:
@@ -436,12 +474,23 @@ def cancellation(c: DriverCheck) -> Iterator[Finding]:
     source="REAL_BUGS rows 4, 5, 9, 13",
     statement=(
         "Legal or common quirks (usage chunks with empty choices, keep-alive pings, CRLF, spaces "
-        "in data JSON, a missing [DONE]) never crash the consumer."
+        "in data JSON, a missing [DONE]) never crash the consumer, nor make it refuse the "
+        "stream. On corrupt input (arguments that do not parse although their block stopped) "
+        "refusing is safe: a clear error, or a refusal output, instead of a guess."
     ),
 )
 def robust_framing(c: DriverCheck) -> Iterator[Finding]:
+    if c.corrupt:
+        return  # a refusal of corrupt input is safe; what it emitted before is checked
     if c.run.raised:
         yield Finding(
             c.event_at(c.run.reads),
             f"the driver crashed on the {c.run.dialect} stream after chunk {c.run.reads}: {c.run.raised}",
+        )
+    elif c.refused_at is not None:
+        reason = next(o.reason for o, _ in c.run.outputs if isinstance(o, Refusal))
+        yield Finding(
+            c.event_at(c.refused_at),
+            f"the driver refused the {c.run.dialect} stream after chunk {c.refused_at} "
+            f"({reason}); nothing in it is corrupt",
         )

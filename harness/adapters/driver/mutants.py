@@ -7,7 +7,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver, events, strict_json
+from harness.adapters.driver.reference import (
+    AnthropicAgentDriver,
+    OpenAIChatDriver,
+    events,
+    strict_json,
+)
 from harness.adapters.registry import mutant_registrar
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
@@ -18,7 +23,7 @@ mutant = mutant_registrar("driver")
     "anthropic-ends-at-first-message-stop",
     "The iterator ends at the first message_stop, even after stop_reason tool_use.",
 )
-class EndsAtFirstMessageStop(AnthropicDriver):
+class EndsAtFirstMessageStop(AnthropicAgentDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         yield from super().turn(_until_first_stop(chunks))
         yield TurnEnd("end_turn")
@@ -35,7 +40,7 @@ def _until_first_stop(chunks: Iterator[str]) -> Iterator[str]:
     "anthropic-processes-assembled-message",
     "Both the raw stream events and the SDK's assembled message are processed, so tool calls come out twice.",
 )
-class ProcessesAssembledMessage(AnthropicDriver):
+class ProcessesAssembledMessage(AnthropicAgentDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         queued: list[DriverOutput] = []
         for output in super().turn(_with_assembled(chunks, queued)):
@@ -62,7 +67,7 @@ def _with_assembled(chunks: Iterator[str], queued: list[DriverOutput]) -> Iterat
     "anthropic-forwards-fragments",
     "Each argument fragment is forwarded as a tool call of its own, as if complete.",
 )
-class ForwardsFragments(AnthropicDriver):
+class ForwardsFragments(AnthropicAgentDriver):
     def delta(self, block: dict[str, Any] | None, delta: dict[str, Any]) -> Iterator[DriverOutput]:
         yield from super().delta(block, delta)
         if block is not None and delta.get("type") == "input_json_delta":
@@ -79,7 +84,7 @@ class ForwardsFragments(AnthropicDriver):
     "anthropic-batches-calls",
     "Tool calls are held back and emitted together at the end of the message.",
 )
-class BatchesCalls(AnthropicDriver):
+class BatchesCalls(AnthropicAgentDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         yield from _held_to_the_end(super().turn(chunks), ToolCallOut)
 
@@ -102,7 +107,7 @@ def _held_to_the_end(
     "anthropic-ignores-cancellation",
     "A cancellation is swallowed: the driver emits what it has, as if the stream had ended, and never closes the stream.",
 )
-class IgnoresCancellation(AnthropicDriver):
+class IgnoresCancellation(AnthropicAgentDriver):
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         blocks: list[dict[str, Any]] = []
         try:
@@ -141,7 +146,7 @@ def _watch_blocks(chunks: Iterator[str], blocks: list[dict[str, Any]]) -> Iterat
     "anthropic-lenient-json",
     "Corrupt or truncated arguments are repaired leniently (missing braces added) and reported valid.",
 )
-class LenientJson(AnthropicDriver):
+class LenientJson(AnthropicAgentDriver):
     def finish(self, block: dict[str, Any] | None) -> Iterator[DriverOutput]:
         if block is None or block["done"]:
             return
@@ -163,7 +168,7 @@ def _repair(text: str) -> str:
 @mutant(
     "anthropic-duplicate-block-stop", "A repeated content_block_stop emits the tool call again."
 )
-class DuplicateBlockStop(AnthropicDriver):
+class DuplicateBlockStop(AnthropicAgentDriver):
     def finish(self, block: dict[str, Any] | None) -> Iterator[DriverOutput]:
         if block is not None:
             block["done"] = False
@@ -266,6 +271,6 @@ class KeysById(OpenAIChatDriver):
     "anthropic-text-after-calls",
     "Text is collected and emitted at the end of the turn, after the tool calls it preceded.",
 )
-class TextAfterCalls(AnthropicDriver):
+class TextAfterCalls(AnthropicAgentDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         yield from _held_to_the_end(super().turn(chunks), TextOut)

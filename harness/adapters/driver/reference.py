@@ -119,6 +119,13 @@ _REASON = {
 }
 
 
+class AnthropicAgentDriver(AnthropicDriver):
+    """The same events on an agent's stream, which goes on after the turn: the driver stops
+    reading at the turn's final stop (it already does; the dialect says it must)."""
+
+    dialect = "anthropic-agent"
+
+
 class OpenAIChatDriver:
     """OpenAI Chat Completions chunks: calls keyed by index, a new id at a used index starts a
     new call; a call is complete when the next one starts or the choice finishes."""

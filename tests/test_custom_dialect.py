@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.library import library_path
-from harness.scenario import load_all
+from harness.scenario import DriverScenario, load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "custom-dialect"
@@ -39,7 +39,7 @@ def _open_driver_scenarios() -> set[str]:
     return {
         f"harness-library/driver/{Path(s.path).name}::{s.id}"
         for s in scenarios
-        if s.layer == "driver" and not s.dialects
+        if isinstance(s, DriverScenario) and not s.dialects
     }
 
 

@@ -8,7 +8,6 @@ import inspect
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from pathlib import Path
 from textwrap import dedent
 from typing import Any
 
@@ -19,10 +18,8 @@ from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.codecs import dialects
 from harness.model.driver import DriverOutput, TextOut, TurnEnd
 from harness.replay import replay
-from harness.scenario import Scenario, load_scenario, parse_scenario
-
-ROOT = Path(__file__).resolve().parent.parent
-LIBRARY = ROOT / "scenarios" / "driver"
+from tests.scenarios_for_tests import library_driver as library
+from tests.scenarios_for_tests import parse_driver as scenario
 
 ONE_TEXT = dedent(
     """\
@@ -57,14 +54,6 @@ CANCELLED = dedent(
             - tool_use: {id: toolu_c, name: bash_command, input: {cmd: "ls -la"}, chunks: 4}
     """
 )
-
-
-def scenario(text: str) -> Scenario:
-    return parse_scenario(text, "inline.yaml")
-
-
-def library(name: str) -> Scenario:
-    return load_scenario(LIBRARY / f"{name}.yaml")
 
 
 def adapter(make: Callable[[], object], name: str = "test-driver") -> AdapterInfo:
@@ -467,9 +456,8 @@ def test_driver_of_an_unknown_dialect_is_skipped_with_the_reason(dialect: str | 
         def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
             yield TurnEnd("end_turn")
 
-    if dialect is not None:
-        Unknown.dialect = dialect  # type: ignore[attr-defined]
-    result = replay(scenario(ONE_TEXT), adapter(Unknown))
+    named = Unknown if dialect is None else type("Unknown", (Unknown,), {"dialect": dialect})
+    result = replay(scenario(ONE_TEXT), adapter(named))
     assert result.status == "skip"
     assert result.skip_reason == (
         f"the adapter names no known dialect (dialect={dialect!r}; known: {_known()})"

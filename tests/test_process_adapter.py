@@ -27,7 +27,8 @@ import pytest
 
 from harness.replay import replay
 from harness.replay.result import ScenarioResult
-from harness.scenario import Scenario, load_all, load_scenario
+from harness.scenario import Scenario, SessionScenario, load_all
+from tests.scenarios_for_tests import load_session
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "scenarios"
@@ -127,7 +128,9 @@ def test_js_keyed_by_tool_id_bug_is_caught():
 # -- the JS consumer speaks protocol 1 ---------------------------------------------------------
 
 
-def _event(kind: str, session: str, parent: str | None = None, **fields: object) -> dict:
+def _event(
+    kind: str, session: str, parent: str | None = None, **fields: object
+) -> dict[str, object]:
     return {"type": kind, "session_id": session, "parent_session_id": parent, **fields}
 
 
@@ -149,7 +152,7 @@ def _event(kind: str, session: str, parent: str | None = None, **fields: object)
     ],
     ids=["correct", "keyed-by-tool-id"],
 )
-def test_js_consumer_answers_every_line(options: tuple[str, ...], left: list[dict]):
+def test_js_consumer_answers_every_line(options: tuple[str, ...], left: list[dict[str, str]]):
     adapter = node_adapter(*options)
     call = {"id": "toolu_1", "name": "read", "arguments": "{}", "input": {}}
     requests = [
@@ -238,13 +241,13 @@ class Misbehaviour:
     says: tuple[str, ...] = ()
 
 
-def _third_fed_event(scenario: Scenario) -> str:
+def _third_fed_event(scenario: SessionScenario) -> str:
     index = [i for i, e in enumerate(scenario.trace) if e.kind != "checkpoint"][2]
     event = scenario.trace[index]
     return f"on event {index} ({event.kind}, line {event.line})"
 
 
-SMALL_SCENARIO = load_scenario(SMALL)
+SMALL_SCENARIO = load_session(SMALL)
 
 MISBEHAVIOURS = [
     Misbehaviour(

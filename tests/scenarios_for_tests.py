@@ -13,6 +13,7 @@ from harness.scenario import (
     DriverScenario,
     Scenario,
     SessionScenario,
+    load_all,
     load_scenario,
     parse_scenario,
 )
@@ -76,3 +77,10 @@ def turn_scenario(
         quirks=quirks,
         cancel_after_reads=cancel_after_reads,
     )
+
+
+def load_every(folder: Path) -> list[Scenario]:
+    """Every scenario under ``folder``, which must all load."""
+    scenarios, problems = load_all([folder])
+    assert not problems, "\n".join(map(str, problems))
+    return scenarios

@@ -898,22 +898,7 @@ def test_body_with_a_nul_is_a_wire_error(name: str) -> None:
 
 def test_binary_cassette_body_is_a_wire_error_naming_the_cassette_line(tmp_path: Path) -> None:
     raw = b"\x00\x00\x00\x9e\x00\x00\x00\x4b\xffeventstream"
-    path = tmp_path / "binary.yaml"
-    path.write_text(
-        "interactions:\n"
-        "- request:\n"
-        "    body: null\n"
-        "    headers: {}\n"
-        "    method: POST\n"
-        "    uri: https://api.anthropic.com/v1/messages\n"
-        "  response:\n"
-        "    body:\n"
-        f"      string: !!binary {base64.b64encode(raw).decode()}\n"
-        "    headers: {}\n"
-        "    status: {code: 200, message: OK}\n"
-        "version: 1\n",
-        encoding="utf-8",
-    )
+    path = _binary_body_cassette(tmp_path / "binary.yaml", raw)
     with pytest.raises(WireError) as caught:
         read_cassette(path)
     assert (caught.value.source, caught.value.line) == (str(path), _line_of(path, "string:"))
@@ -922,7 +907,16 @@ def test_binary_cassette_body_is_a_wire_error_naming_the_cassette_line(tmp_path:
 
 def test_gzip_cassette_body_without_content_encoding_says_so(tmp_path: Path) -> None:
     raw = gzip.compress(b"data: {}\n\n")
-    path = tmp_path / "gz.yaml"
+    path = _binary_body_cassette(tmp_path / "gz.yaml", raw)
+    with pytest.raises(WireError) as caught:
+        read_cassette(path)
+    assert (caught.value.source, caught.value.line) == (str(path), _line_of(path, "string:"))
+    assert "no `Content-Encoding: gzip` header" in caught.value.message
+
+
+def _binary_body_cassette(path: Path, raw: bytes) -> Path:
+    """A cassette of one interaction whose response body vcrpy stored as ``!!binary``, with no
+    headers."""
     path.write_text(
         "interactions:\n"
         "- request: {body: null, headers: {}, method: POST, uri: 'https://x'}\n"
@@ -934,10 +928,7 @@ def test_gzip_cassette_body_without_content_encoding_says_so(tmp_path: Path) -> 
         "version: 1\n",
         encoding="utf-8",
     )
-    with pytest.raises(WireError) as caught:
-        read_cassette(path)
-    assert (caught.value.source, caught.value.line) == (str(path), _line_of(path, "string:"))
-    assert "no `Content-Encoding: gzip` header" in caught.value.message
+    return path
 
 
 def _line_of(path: Path, text: str) -> int:

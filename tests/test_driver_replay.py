@@ -71,6 +71,10 @@ class AsyncAnthropicDriver:
     """A correct Anthropic driver written as an async generator: ``async for`` over the chunks
     (block handling borrowed from the sync reference)."""
 
+    # The event loop below repeats AnthropicDriver.turn on purpose: that loop pulls from a sync
+    # iterator, and what is tested here is a driver that awaits each chunk itself; the per-block
+    # handling (delta, finish) is the reference's own.
+
     layers = ("driver",)
     dialect = "anthropic"
 

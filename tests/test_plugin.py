@@ -22,8 +22,9 @@ from harness.cli import main as harness_main
 from harness.library import library_path
 from harness.model import session as ev
 from harness.replay import replay
-from harness.scenario import Scenario, load_all, load_scenario
-from tests.scenarios_for_tests import as_session
+from harness.scenario import Scenario, load_scenario
+from tests.projects_for_tests import rule_table
+from tests.scenarios_for_tests import as_session, load_every
 
 MUTANT = "session-mutant-no-message-updated"
 
@@ -41,21 +42,11 @@ PAIR_INI = (
 
 def builtin_library() -> list[Scenario]:
     """Loaded only by the tests that need it: loading takes a while."""
-    scenarios, problems = load_all([library_path()])
-    assert not problems, problems
-    return scenarios
+    return load_every(library_path())
 
 
 def failing_ids(adapter: str, scenarios: list[Scenario]) -> set[str]:
     return {s.id for s in scenarios if replay(s, adapter).status == "fail"}
-
-
-def rule_table(output: str) -> dict[str, tuple[int, int, int]]:
-    """The plugin's "conformance by rule" table: rule -> (passed, failed, skipped)."""
-    section = re.search(r"conformance by rule =+\n(.*?)(?:\n=|\Z)", output, re.S)
-    assert section, output
-    rows = re.findall(r"^([a-z-]+)\s+(\d+)\s+(\d+)\s+(\d+)$", section.group(1), re.M)
-    return {rule: (int(p), int(f), int(s)) for rule, p, f, s in rows}
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from harness.adapters.driver.reference import AnthropicDriver, events
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.codecs import dialects
 from harness.model.driver import DriverOutput, TextOut, TurnEnd
-from harness.replay import replay
+from harness.replay import ScenarioResult, replay
+from harness.rules import Violation
 from tests.scenarios_for_tests import library_driver as library
 from tests.scenarios_for_tests import parse_driver as scenario
 
@@ -202,9 +203,17 @@ def stops_after(reads: int) -> type:
     return StopsEarly
 
 
-def only(result: Any, rule: str) -> Any:
+def only(result: ScenarioResult, rule: str) -> Violation:
     """The one violation of ``rule``."""
     (violation,) = [v for v in result.violations if v.rule == rule]
+    return violation
+
+
+def sole(result: ScenarioResult, rule: str) -> Violation:
+    """The one violation of a result that fails on ``rule`` alone."""
+    assert result.status == "fail"
+    assert result.rules_broken == (rule,)
+    (violation,) = result.violations
     return violation
 
 
@@ -359,10 +368,8 @@ def test_plain_dict_outputs_are_accepted() -> None:
 
 def test_driver_raising_on_a_legal_stream_fails_robust_framing() -> None:
     result = replay(scenario(ONE_TEXT), adapter(RaisesAfterTwoChunks))
-    assert result.status == "fail"
     assert result.error is None
-    assert result.rules_broken == ("robust-framing",)
-    (violation,) = result.violations
+    violation = sole(result, "robust-framing")
     assert violation.message == (
         "the driver crashed on the anthropic stream after chunk 2: "
         "ValueError: boom: cannot parse content_block_start"
@@ -389,9 +396,7 @@ def test_driver_that_reads_exactly_to_the_end_passes() -> None:
 
 def test_driver_that_reads_past_the_end_of_the_turn_fails_turn_lifetime() -> None:
     result = replay(scenario(ONE_TEXT), adapter(ReadsEverything))
-    assert result.status == "fail"
-    assert result.rules_broken == ("turn-lifetime",)
-    (violation,) = result.violations
+    violation = sole(result, "turn-lifetime")
     assert violation.message == (
         "the driver kept reading after the turn ended at event 5: on a live stream it would "
         "wait for the next turn"
@@ -419,9 +424,7 @@ def test_reference_driver_passes_the_inline_cancelled_scenario() -> None:
 )
 def test_driver_that_swallows_the_cancellation_fails_cancellation(driver: type) -> None:
     result = replay(scenario(CANCELLED), adapter(driver))
-    assert result.status == "fail"
-    assert result.rules_broken == ("cancellation",)
-    (violation,) = result.violations
+    violation = sole(result, "cancellation")
     assert violation.message == (
         "the driver swallowed the cancellation and went on instead of ending"
     )
@@ -437,9 +440,7 @@ def test_library_cancel_scenario_catches_a_swallowing_driver() -> None:
 
 def test_driver_that_does_not_close_the_stream_on_cancel_fails_cancellation() -> None:
     result = replay(scenario(CANCELLED), adapter(NoCleanupOnCancel))
-    assert result.status == "fail"
-    assert result.rules_broken == ("cancellation",)
-    (violation,) = result.violations
+    violation = sole(result, "cancellation")
     assert violation.message == (
         "after the cancellation the driver did not close the stream it was reading (no cleanup)"
     )

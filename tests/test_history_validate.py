@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from harness.cli import main
 from harness.history import (
+    INTERRUPTED_RESULT,
     HistoryFormatError,
     PairingProblem,
     detect_shape,
@@ -32,7 +33,6 @@ from harness.model.history import (
     ToolUseBlock,
 )
 
-INTERRUPTED = "The tool call was interrupted before it returned a result."
 POOL = tuple(f"t{n}" for n in range(8))
 
 # -- strategies --------------------------------------------------------------------------------
@@ -333,7 +333,7 @@ def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
     originals = {r for m in history for r in results(m)}
     for m in repaired:
         for r in results(m):
-            assert r in originals or r == ToolResultBlock(r.tool_use_id, INTERRUPTED, True)
+            assert r in originals or r == ToolResultBlock(r.tool_use_id, INTERRUPTED_RESULT, True)
 
 
 @pytest.mark.slow
@@ -354,7 +354,7 @@ def test_repair_moves_a_real_result_to_its_call_instead_of_inventing_one(history
             if (i, call.id) not in missing:
                 continue
             later = [r for j, r in orphans if j > i and r.tool_use_id == call.id]
-            expected = later[0] if later else ToolResultBlock(call.id, INTERRUPTED, True)
+            expected = later[0] if later else ToolResultBlock(call.id, INTERRUPTED_RESULT, True)
             answers = [r for r in results(repaired[after[ordinal] + 1]) if r.tool_use_id == call.id]
             assert answers == [expected]
 
@@ -570,7 +570,7 @@ def test_row_18_interrupted_tool_use_gets_a_result_merged_into_the_next_user_mes
         {
             "role": "user",
             "content": [
-                _anthropic_result("toolu_9", INTERRUPTED, True),
+                _anthropic_result("toolu_9", INTERRUPTED_RESULT, True),
                 {"type": "text", "text": "Are you still there?"},
             ],
         },
@@ -584,7 +584,7 @@ def test_row_18_interrupted_as_the_last_message_gets_a_new_user_message():
     assert kinds(history) == [("missing_result", 1, "x")]
     assert repair_history(history) == (
         *history,
-        HistoryMessage("user", (ToolResultBlock("x", INTERRUPTED, True),)),
+        HistoryMessage("user", (ToolResultBlock("x", INTERRUPTED_RESULT, True),)),
     )
 
 
@@ -604,7 +604,7 @@ def test_seed_004_repair_merges_into_the_partial_results_instead_of_a_separate_m
                 "user",
                 [
                     ToolResultBlock("B", "b"),
-                    ToolResultBlock("A", INTERRUPTED, True),
+                    ToolResultBlock("A", INTERRUPTED_RESULT, True),
                     TextBlock("next"),
                 ],
             ),
@@ -703,7 +703,7 @@ def test_an_orphan_moves_to_the_nearest_earlier_call_with_its_id():
     assert repair_history(history) == _freeze(
         [
             ("assistant", [call]),
-            ("user", [ToolResultBlock("x", INTERRUPTED, True)]),
+            ("user", [ToolResultBlock("x", INTERRUPTED_RESULT, True)]),
             ("assistant", [TextBlock("again")]),
             ("assistant", [call]),
             ("user", [ToolResultBlock("x", "real"), TextBlock("hm")]),
@@ -737,7 +737,7 @@ def test_unknown_blocks_are_kept_by_a_repair():
     assert kinds(history) == [("missing_result", 0, "a")]
     assert from_anthropic(history)[1] == HistoryMessage("user", (TextBlock("see"),))
     assert repair_history(history)[1]["content"] == [
-        _anthropic_result("a", INTERRUPTED, True),
+        _anthropic_result("a", INTERRUPTED_RESULT, True),
         image,
         {"type": "text", "text": "see"},
     ]
@@ -907,4 +907,4 @@ def test_cli_repair_prints_the_same_shape_repaired(tmp_path, capsys):
     document = json.loads(out)
     assert document["model"] == "gpt"
     assert validate_history(document["messages"]) == []
-    assert document["messages"] == [*openai[:3], _tool("c1", INTERRUPTED), openai[3]]
+    assert document["messages"] == [*openai[:3], _tool("c1", INTERRUPTED_RESULT), openai[3]]

@@ -35,8 +35,10 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(call run_pytest,-m "not slow")
 
+# mypy reads its files from pyproject.toml: harness/ (strict), tests/ and conftest.py
 lint: $(STAMP)
-	$(BIN)/ruff check harness tests
+	$(BIN)/ruff check harness tests conftest.py examples
+	$(BIN)/ruff format --check harness tests conftest.py examples
 	$(BIN)/mypy
 
 bench: $(STAMP)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.scenario import Scenario, load_all
+from harness.scenario import Scenario
+from tests.scenarios_for_tests import load_every
 
 pytest_plugins = ["pytester"]
 
@@ -17,9 +18,7 @@ LIBRARY = ROOT / "scenarios"
 @pytest.fixture(scope="session")
 def library() -> list[Scenario]:
     """Every scenario of the built-in library, loaded once."""
-    scenarios, problems = load_all([LIBRARY])
-    assert not problems, "\n".join(map(str, problems))
-    return scenarios
+    return load_every(LIBRARY)
 
 
 @pytest.fixture(autouse=True)

@@ -21,7 +21,8 @@ class HangsOnCompletion(ReferenceSessionConsumer):
 
 
 class BadStatus(ReferenceSessionConsumer):
-    def notifications(self) -> list[dict[str, str]]:
+    # a status no Notification can hold, sent as the plain dicts an adapter may send
+    def notifications(self) -> list[dict[str, str]]:  # type: ignore[override]
         return [
             {
                 "session_id": n.session_id,
@@ -60,6 +61,9 @@ class DictAdapter:
             for n in self.inner.notifications()
         ]
 
+    # Key by key, as an out-of-process adapter writes them (the protocol's documented keys), and
+    # not derived from the package's dataclasses or Observation.to_data: a key renamed in the
+    # package must fail here, not follow along.
     def transcript(self) -> dict[str, Any]:
         t = self.inner.transcript()
         return {

@@ -29,6 +29,7 @@ from harness.adapters.registry import mutant_registrar
 from harness.codecs import dialects
 from harness.codecs.anthropic import AnthropicAgentCodec, AnthropicCodec
 from harness.scenario import load_scenario, parse_scenario
+from tests.scenarios_for_tests import parse_driver
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -106,7 +107,7 @@ def test_a_registered_codec_is_known_to_the_loader_and_the_replay(
 ) -> None:
     assert list(dialects())[-1] == "anthropic-proxy"
     assert dialects()["anthropic-proxy"] is proxy_registered
-    scenario = parse_scenario(PINNED, "proxied.yaml")
+    scenario = parse_driver(PINNED, "proxied.yaml")
     assert scenario.quirks == ("proxy_banner",)
     assert replay(scenario, PROXY).status == "pass"
     caught = replay(scenario, AdapterInfo("early", "driver", "mutant", ProxyDriverEndingEarly))
@@ -172,6 +173,7 @@ class _NoDecode:
 )
 def test_something_that_is_not_a_codec_is_refused(codec: object, message: str) -> None:
     with pytest.raises(UsageError, match=message):
+        # not a Codec on purpose: the refusal's message is what is checked
         register_codec(codec)  # type: ignore[type-var]
     with pytest.raises(UsageError, match=message):
         replay(load_scenario(MULTI_CYCLE), PROXY, codecs=[codec])  # type: ignore[list-item]

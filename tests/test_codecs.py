@@ -10,7 +10,6 @@ from a decoder's output.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import gzip
 import itertools
 import json
@@ -26,11 +25,12 @@ from hypothesis import strategies as st
 
 from harness.adapters.registry import BUNDLED
 from harness.codecs import dialects
+from harness.codecs.openai_chat import OpenAIChatCodec
 from harness.model import driver as dv
 from harness.model.driver import TextOut, ToolCallOut, TurnEnd, turn_facts
 from harness.replay import replay
-from harness.scenario import parse_scenario
 from harness.wire import WireError, read_cassette
+from tests.scenarios_for_tests import turn_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "cassettes" / "real-traffic"
@@ -109,11 +109,13 @@ def _fragments(draw: st.DrawFn, text: str, nonempty: bool) -> list[str]:
 
 
 @st.composite
-def _block_kinds(draw: st.DrawFn, limits: Limits) -> list[str]:
+def _block_kinds(draw: st.DrawFn, limits: Limits) -> list[dv.BlockKind]:
     if limits.lead_block_then_tools:
-        lead = draw(st.sampled_from([[], ["text"], ["thinking"]]))
-        return lead + ["tool_use"] * draw(st.integers(0, 3))
-    return draw(st.lists(st.sampled_from(["text", "thinking", "tool_use"]), max_size=4))
+        leads: list[list[dv.BlockKind]] = [[], ["text"], ["thinking"]]
+        calls: list[dv.BlockKind] = ["tool_use"] * draw(st.integers(0, 3))
+        return draw(st.sampled_from(leads)) + calls
+    kinds: list[dv.BlockKind] = ["text", "thinking", "tool_use"]
+    return draw(st.lists(st.sampled_from(kinds), max_size=4))
 
 
 @st.composite
@@ -148,13 +150,14 @@ def turns(draw: st.DrawFn, dialect: str, distinct_ids: bool = False) -> tuple[dv
                 for fragment in fragments:
                     out.append(dv.ArgumentsDelta(index=index, fragment=fragment))
             else:
-                out.append(dv.BlockStart(index=index, block=kind))  # type: ignore[arg-type]
+                out.append(dv.BlockStart(index=index, block=kind))
                 delta = dv.TextDelta if kind == "text" else dv.ThinkingDelta
                 for text in draw(st.lists(piece, min_size=1, max_size=5)):
                     out.append(delta(index=index, text=text))
             out.append(dv.BlockStop(index=index))
         last = cycle == cycles - 1
-        reason = draw(st.sampled_from(["end_turn", "max_tokens"])) if last else "tool_use"
+        finals: list[dv.StopReason] = ["end_turn", "max_tokens"]
+        reason = draw(st.sampled_from(finals)) if last else "tool_use"
         called = any(
             isinstance(e, dv.BlockStart) and e.block == "tool_use" for e in out[cycle_start:]
         )
@@ -684,7 +687,7 @@ def test_openai_f82268f2_calls_keep_their_stream_index_order() -> None:
 )
 def test_openai_n3_recording_decodes_each_choice(choice: int, temperature: int) -> None:
     body = (REAL / N3).read_text(encoding="utf-8")
-    turn = dialects()["openai-chat"].decode(body, source=N3, choice=choice)  # type: ignore[call-arg]
+    turn = OpenAIChatCodec().decode(body, source=N3, choice=choice)  # a choice: this codec only
     facts = turn_facts(turn)
     assert facts.calls == ()
     assert [text for _, text in facts.texts] == [
@@ -777,19 +780,12 @@ def test_reference_driver_emits_the_decoded_calls_re_encoded(rec: Recording) -> 
         assert all(end.stop_reason == "tool_use" for end in ends)
 
 
-_BASE = parse_scenario(
-    "id: real\ntitle: real\ndescription: real\nsource: tests\nlayer: driver\n"
-    "trace:\n  - cycle: {blocks: [{text: hi}]}\n",
-    "real.yaml",
-)
-
-
 @pytest.mark.parametrize("rec", _params(RECORDINGS))
 def test_decoded_real_turn_replays_clean_through_the_reference_driver(rec: Recording) -> None:
     """Every driver rule holds for the reference driver on the decoded real turn."""
     body, source = body_of(rec)
     turn = dialects()[rec.dialect].decode(body, source=source)
-    scenario = dataclasses.replace(_BASE, id=rec.id, turn=turn, dialects=(rec.dialect,))
+    scenario = turn_scenario(turn, id=rec.id, dialects=(rec.dialect,))
     result = replay(scenario, BUNDLED[f"driver-{rec.dialect}-reference"])
     assert (result.status, result.error, result.violations) == ("pass", None, ())
 
@@ -887,6 +883,7 @@ def test_tolerated_json_split_across_two_data_lines(name: str) -> None:
 def test_binary_body_is_a_wire_error_at_the_bad_byte(name: str) -> None:
     body = b"data: {}\n\n\xff\xfe\x00binary"
     with pytest.raises(WireError) as caught:
+        # bytes, not text: a caller that skipped decoding gets a located error, not a crash
         dialects()[name].decode(body, source="body.bin")  # type: ignore[arg-type]
     assert (caught.value.source, caught.value.line) == ("body.bin", 3)
     assert "binary, not UTF-8" in caught.value.message
@@ -901,22 +898,7 @@ def test_body_with_a_nul_is_a_wire_error(name: str) -> None:
 
 def test_binary_cassette_body_is_a_wire_error_naming_the_cassette_line(tmp_path: Path) -> None:
     raw = b"\x00\x00\x00\x9e\x00\x00\x00\x4b\xffeventstream"
-    path = tmp_path / "binary.yaml"
-    path.write_text(
-        "interactions:\n"
-        "- request:\n"
-        "    body: null\n"
-        "    headers: {}\n"
-        "    method: POST\n"
-        "    uri: https://api.anthropic.com/v1/messages\n"
-        "  response:\n"
-        "    body:\n"
-        f"      string: !!binary {base64.b64encode(raw).decode()}\n"
-        "    headers: {}\n"
-        "    status: {code: 200, message: OK}\n"
-        "version: 1\n",
-        encoding="utf-8",
-    )
+    path = _binary_body_cassette(tmp_path / "binary.yaml", raw)
     with pytest.raises(WireError) as caught:
         read_cassette(path)
     assert (caught.value.source, caught.value.line) == (str(path), _line_of(path, "string:"))
@@ -925,7 +907,16 @@ def test_binary_cassette_body_is_a_wire_error_naming_the_cassette_line(tmp_path:
 
 def test_gzip_cassette_body_without_content_encoding_says_so(tmp_path: Path) -> None:
     raw = gzip.compress(b"data: {}\n\n")
-    path = tmp_path / "gz.yaml"
+    path = _binary_body_cassette(tmp_path / "gz.yaml", raw)
+    with pytest.raises(WireError) as caught:
+        read_cassette(path)
+    assert (caught.value.source, caught.value.line) == (str(path), _line_of(path, "string:"))
+    assert "no `Content-Encoding: gzip` header" in caught.value.message
+
+
+def _binary_body_cassette(path: Path, raw: bytes) -> Path:
+    """A cassette of one interaction whose response body vcrpy stored as ``!!binary``, with no
+    headers."""
     path.write_text(
         "interactions:\n"
         "- request: {body: null, headers: {}, method: POST, uri: 'https://x'}\n"
@@ -937,10 +928,7 @@ def test_gzip_cassette_body_without_content_encoding_says_so(tmp_path: Path) -> 
         "version: 1\n",
         encoding="utf-8",
     )
-    with pytest.raises(WireError) as caught:
-        read_cassette(path)
-    assert (caught.value.source, caught.value.line) == (str(path), _line_of(path, "string:"))
-    assert "no `Content-Encoding: gzip` header" in caught.value.message
+    return path
 
 
 def _line_of(path: Path, text: str) -> int:

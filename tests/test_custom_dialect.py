@@ -4,71 +4,36 @@ which the built-in driver scenario library runs."""
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.library import library_path
-from harness.scenario import load_all
+from harness.scenario import DriverScenario
+from tests.projects_for_tests import PYTEST, copy_example, outcomes, run_as_its_team
+from tests.scenarios_for_tests import load_every
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "custom-dialect"
-PYTEST = [
-    sys.executable,
-    "-m",
-    "pytest",
-    "-q",
-    "-rA",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:benchmark",
-]
 OWN = "scenarios/batched-parallel-calls.yaml::switchyard-batched-parallel-calls"
 
 
 def _open_driver_scenarios() -> set[str]:
     """The library's driver scenarios open to every dialect, as pytest names their items."""
-    scenarios, problems = load_all([library_path()])
-    assert not problems, "\n".join(map(str, problems))
     return {
         f"harness-library/driver/{Path(s.path).name}::{s.id}"
-        for s in scenarios
-        if s.layer == "driver" and not s.dialects
+        for s in load_every(library_path())
+        if isinstance(s, DriverScenario) and not s.dialects
     }
 
 
 def _run(project: Path, bug: str | None = None) -> subprocess.CompletedProcess[str]:
-    # A user's shell has none of the PYTEST_* variables this (outer) run sets or was given.
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "SWITCHYARD_"))}
-    if bug is not None:
-        env["SWITCHYARD_BUG"] = bug
-    return subprocess.run(
-        PYTEST,
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
-def _outcomes(output: str, word: str) -> set[str]:
-    return set(re.findall(rf"^{word} (\S+)", output, re.M))
+    env = {} if bug is None else {"SWITCHYARD_BUG": bug}
+    return run_as_its_team([*PYTEST, "-rA"], project, unset=("SWITCHYARD_",), env=env)
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    copy = tmp_path / "switchyard-client"
-    shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    return copy
+    return copy_example("custom-dialect", tmp_path / "switchyard-client")
 
 
 def test_the_driver_library_runs_in_the_custom_dialect(project: Path) -> None:
@@ -76,12 +41,12 @@ def test_the_driver_library_runs_in_the_custom_dialect(project: Path) -> None:
 
     out = result.stdout
     assert result.returncode == 0, out
-    passed = _outcomes(out, "PASSED")
+    passed = outcomes(out, "PASSED")
     # every library scenario open to every dialect runs in the registered one, and passes
     assert {p for p in passed if p.startswith("harness-library/")} == _open_driver_scenarios(), out
     assert OWN in passed, out  # the own scenario names the dialect and its quirks
     assert len({p for p in passed if p.startswith("tests/")}) == 3, out
-    assert not _outcomes(out, "FAILED") and not _outcomes(out, "ERROR"), out
+    assert not outcomes(out, "FAILED") and not outcomes(out, "ERROR"), out
     # the scenarios pinned to other dialects are skipped, saying so
     assert "the scenario runs in openai-chat, not switchyard-ndjson" in out, out
 
@@ -91,7 +56,7 @@ def test_a_driver_with_one_bug_fails_in_the_custom_dialect(project: Path) -> Non
 
     out = result.stdout
     assert result.returncode == 1, out
-    failed = _outcomes(out, "FAILED")
+    failed = outcomes(out, "FAILED")
     assert {"harness-library/driver/multi-cycle-turn.yaml::multi-cycle-turn", OWN} <= failed, out
     assert not {f for f in failed if f.startswith("tests/")}, out
     assert "[turn-lifetime]" in out, out

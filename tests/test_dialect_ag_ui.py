@@ -21,8 +21,9 @@ from harness.codecs.ag_ui import QUIRKS, AGUICodec
 from harness.model import driver as dv
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
 from harness.replay import ScenarioResult, replay
-from harness.scenario import Scenario, load_scenario, parse_scenario
+from harness.scenario import DriverScenario
 from harness.wire import WireError, parse_sse
+from tests.scenarios_for_tests import library_driver, load_driver, parse_driver, turn_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER_SCENARIOS = sorted((ROOT / "scenarios" / "driver").glob("*.yaml"))
@@ -400,9 +401,8 @@ def ag_ui_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
         out.append(dv.CycleStart(message_id=draw(st.text(max_size=6))))
         ping()
         reason = draw(st.sampled_from(FINAL_REASONS if last else BETWEEN_CYCLES))
-        kinds = draw(
-            st.lists(st.sampled_from(["text", "thinking", "tool_use", "tool_use"]), max_size=5)
-        )
+        weighted: list[dv.BlockKind] = ["text", "thinking", "tool_use", "tool_use"]
+        kinds = draw(st.lists(st.sampled_from(weighted), max_size=5))
         for index, kind in enumerate(kinds):
             if kind == "tool_use":
                 calls += 1
@@ -413,7 +413,7 @@ def ag_ui_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
                 for fragment in draw(_fragments(draw(_arguments | st.just("")))):
                     out.append(dv.ArgumentsDelta(index=index, fragment=fragment))
             else:
-                out.append(dv.BlockStart(index=index, block=kind))  # type: ignore[arg-type]
+                out.append(dv.BlockStart(index=index, block=kind))
                 delta = dv.TextDelta if kind == "text" else dv.ThinkingDelta
                 out += [delta(index=index, text=t) for t in draw(st.lists(_piece, max_size=3))]
             cut_short = reason == "max_tokens" and index == len(kinds) - 1 and draw(st.booleans())
@@ -860,7 +860,7 @@ def _failures(result: ScenarioResult) -> str:
 
 @pytest.mark.parametrize("path", DRIVER_SCENARIOS, ids=lambda p: p.stem)
 def test_every_driver_scenario_passes_or_skips_with_a_reason(path: Path) -> None:
-    scenario = load_scenario(path)
+    scenario = load_driver(path)
     result = replay(scenario, REFERENCE)
     assert result.status in ("pass", "skip"), _failures(result)
     if result.status == "skip":
@@ -870,7 +870,7 @@ def test_every_driver_scenario_passes_or_skips_with_a_reason(path: Path) -> None
 
 
 def test_the_scenarios_open_to_every_dialect_run_in_ag_ui() -> None:
-    open_to_all = [s for s in map(load_scenario, DRIVER_SCENARIOS) if not s.dialects]
+    open_to_all = [s for s in map(load_driver, DRIVER_SCENARIOS) if not s.dialects]
     assert len(open_to_all) >= 5
     assert {replay(s, REFERENCE).status for s in open_to_all} == {"pass"}
 
@@ -882,12 +882,12 @@ def test_the_scenarios_open_to_every_dialect_run_in_ag_ui() -> None:
 AMBIGUOUS = {"empty-arguments-next-to-call"}
 
 
-def _ag_ui_library() -> list[Scenario]:
+def _ag_ui_library() -> list[DriverScenario]:
     """Every library turn the AG-UI wire can carry, recorded ones included, as an AG-UI
     scenario without quirks (other dialects' quirks mean nothing here)."""
     out = []
     for path in DRIVER_SCENARIOS:
-        scenario = load_scenario(path)
+        scenario = load_driver(path)
         if CODEC.can_express(scenario.turn) is None:
             out.append(dataclasses.replace(scenario, dialects=("ag-ui",), quirks=(), raw_wire=()))
     return out
@@ -933,13 +933,6 @@ def _text_left_open(turn: Sequence[dv.TurnEvent]) -> bool:
     return any(open_text.values())
 
 
-_BASE = parse_scenario(
-    "id: ag-ui-generated\ntitle: t\ndescription: d\nsource: tests\nlayer: driver\n"
-    "trace:\n  - cycle: {blocks: [{text: hi}]}\n",
-    "generated.yaml",
-)
-
-
 @pytest.mark.slow
 @settings(
     max_examples=150,
@@ -962,8 +955,8 @@ def test_generated_turns_replay_clean_through_the_driver(
     # the replay cancels only a read the stream has: at most its last chunk
     last_cancel = min(reads if not facts.ended else reads - 1, len(chunks) - 1)
     cancel = None if where is None or last_cancel < 1 else 1 + int(where * (last_cancel - 1))
-    scenario = dataclasses.replace(
-        _BASE, turn=turn, dialects=("ag-ui",), quirks=tuple(quirks), cancel_after_reads=cancel
+    scenario = turn_scenario(
+        turn, dialects=("ag-ui",), quirks=tuple(quirks), cancel_after_reads=cancel
     )
     result = replay(scenario, REFERENCE)
     assert result.status == "pass", _failures(result)
@@ -1071,7 +1064,7 @@ MUTANTS: list[tuple[type[AGUIDriver], str, tuple[str, ...], str]] = [
 def test_a_driver_with_one_bug_is_caught(
     mutant: type[AGUIDriver], scenario_id: str, quirks: tuple[str, ...], rule: str
 ) -> None:
-    scenario = load_scenario(ROOT / "scenarios" / "driver" / f"{scenario_id}.yaml")
+    scenario = library_driver(scenario_id)
     scenario = dataclasses.replace(scenario, dialects=("ag-ui",), quirks=quirks)
     assert replay(scenario, REFERENCE).status == "pass"
     result = replay(scenario, AdapterInfo(mutant.__name__, "driver", "mutant", mutant))
@@ -1081,7 +1074,7 @@ def test_a_driver_with_one_bug_is_caught(
 
 def test_a_scenario_file_can_ask_for_ag_ui_quirks() -> None:
     """A YAML scenario names it and its quirks like any other."""
-    scenario = parse_scenario(
+    scenario = parse_driver(
         "id: snapshot-after-each-step\ntitle: t\ndescription: d\nsource: REAL_BUGS row 16\n"
         "layer: driver\nrules: [no-duplicates]\ndialects: [ag-ui]\nquirks: [messages_snapshot]\n"
         "trace:\n"

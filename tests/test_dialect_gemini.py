@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from harness.adapters.driver.gemini import GeminiDriver, GeminiJSONArrayDriver
 from harness.adapters.registry import AdapterInfo
+from harness.codecs import Codec
 from harness.codecs.gemini import (
     ARRAY_QUIRKS,
     SSE_QUIRKS,
@@ -31,8 +32,9 @@ from harness.codecs.gemini import (
 from harness.model import driver as dv
 from harness.model.driver import TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
 from harness.replay import replay
-from harness.scenario import load_scenario, parse_scenario
+from harness.scenario import DriverScenario
 from harness.wire import WireError, parse_json_array_stream, parse_jsonl, parse_sse, read_cassette
+from tests.scenarios_for_tests import load_driver, parse_driver
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAFFIC = ROOT / "cassettes" / "real-traffic"
@@ -50,7 +52,7 @@ DRIVERS: dict[str, type[GeminiDriver]] = {
 
 
 def cycle(
-    *blocks: tuple[Any, ...], stop: str | None = None, message_id: str = "resp-1"
+    *blocks: tuple[Any, ...], stop: dv.StopReason | None = None, message_id: str = "resp-1"
 ) -> list[Any]:
     """A one-cycle turn, as the scenario loader writes it: ("text", [pieces]), ("thinking",
     [pieces]), ("tool_use", id, name, [fragments]) or ("tool_use", id, name, [fragments], False)
@@ -70,8 +72,8 @@ def cycle(
             delta = dv.TextDelta if kind == "text" else dv.ThinkingDelta
             out += [delta(index=index, text=t) for t in block[1]]
             out.append(dv.BlockStop(index=index))
-    reason = stop or ("tool_use" if calls else "end_turn")
-    return [*out, dv.CycleDelta(stop_reason=reason), dv.CycleStop()]  # type: ignore[arg-type]
+    reason: dv.StopReason = stop or ("tool_use" if calls else "end_turn")
+    return [*out, dv.CycleDelta(stop_reason=reason), dv.CycleStop()]
 
 
 def normal(turn: Iterable[dv.TurnEvent]) -> list[dv.TurnEvent]:
@@ -402,7 +404,10 @@ def turns(draw: st.DrawFn) -> list[Any]:
             else:
                 blocks.append((kind, pieces))
     calls = any(b[0] == "tool_use" for b in blocks)
-    stop = draw(st.sampled_from(["max_tokens", "end_turn", *(["tool_use"] if calls else [])]))
+    stops: list[dv.StopReason] = ["max_tokens", "end_turn"]
+    if calls:
+        stops.append("tool_use")
+    stop = draw(st.sampled_from(stops))
     return cycle(*blocks, stop=stop, message_id=draw(st.sampled_from(["", "resp-9"])))
 
 
@@ -619,7 +624,7 @@ def adapter(driver: type[Any]) -> AdapterInfo:
 VARIANTS = {"plain": (), "streamed_args": ("streamed_args",), "all-quirks": None}
 
 
-def variant(scenario: Any, codec: Any, name: str) -> Any:
+def variant(scenario: DriverScenario, codec: Codec, name: str) -> DriverScenario:
     extra = VARIANTS[name]
     quirks = tuple(codec.quirks) if extra is None else extra
     return dataclasses.replace(scenario, quirks=(*scenario.quirks, *quirks))
@@ -629,7 +634,7 @@ def variant(scenario: Any, codec: Any, name: str) -> Any:
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
 @pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.stem)
 def test_scenarios_replay_through_the_gemini_drivers(path: Path, codec: Any, quirks: str) -> None:
-    scenario = variant(load_scenario(path), codec, quirks)
+    scenario = variant(load_driver(path), codec, quirks)
     result = replay(scenario, adapter(DRIVERS[codec.name]), codecs=CODECS)
     if result.status == "skip":  # e.g. a cancellation point past the end of a short encoding
         assert result.skip_reason
@@ -657,7 +662,7 @@ def test_recorded_streams_replay_as_scenarios(
         f"wire: {{dialect: {dialect}, cassette: ../../cassettes/real-traffic/{cassette}, "
         f"interaction: {interaction}}}\n"
     )
-    scenario = parse_scenario(text, str(ROOT / "scenarios" / "driver" / "recorded.yaml"))
+    scenario = parse_driver(text, str(ROOT / "scenarios" / "driver" / "recorded.yaml"))
     assert len(turn_facts(scenario.turn).calls) == calls
     result = replay(scenario, adapter(DRIVERS[dialect]), codecs=CODECS)
     assert result.status == "pass", result.error or [v.message for v in result.violations]
@@ -668,14 +673,14 @@ def test_the_library_has_scenarios_gemini_carries() -> None:
         (p.stem, c.name)
         for p in SCENARIO_FILES
         for c in CODECS
-        if (s := load_scenario(p))
+        if (s := load_driver(p))
         and not s.raw_wire
         and (not s.dialects or c.name in s.dialects)
         and c.can_express(s.turn) is None
     }
     for stem in ("parallel-calls", "empty-arguments", "cancel-mid-arguments"):
         assert {(stem, SSE.name), (stem, ARRAY.name)} <= carried
-    truncated = load_scenario(ROOT / "scenarios/driver/truncated-arguments-max-tokens.yaml")
+    truncated = load_driver(ROOT / "scenarios/driver/truncated-arguments-max-tokens.yaml")
     assert SSE.can_express(truncated.turn) is not None
     assert SSE.can_express(truncated.turn, ["streamed_args"]) is None
 
@@ -748,7 +753,7 @@ def test_a_driver_with_one_bug_is_caught(
     broken: set[str] = set()
     for path in SCENARIO_FILES:
         for name in ("plain", "streamed_args"):
-            scenario = variant(load_scenario(path), codec, name)
+            scenario = variant(load_driver(path), codec, name)
             result = replay(scenario, adapter(driver), codecs=CODECS)
             assert result.status != "error", result.error
             if result.status == "fail":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -19,8 +18,9 @@ from harness.codecs.openai_responses import QUIRKS, OpenAIResponsesCodec
 from harness.model import driver as dv
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
 from harness.replay import ScenarioResult, replay
-from harness.scenario import Scenario, load_scenario, parse_scenario
+from harness.scenario import DriverScenario
 from harness.wire import WireError, parse_sse, read_cassette
+from tests.scenarios_for_tests import load_driver, parse_driver, turn_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER_SCENARIOS = sorted((ROOT / "scenarios" / "driver").glob("*.yaml"))
@@ -259,9 +259,10 @@ def single_cycle_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
     interleaved, a stop the Responses API can say; with max_tokens a block may stay open."""
     kinds = draw(st.lists(st.sampled_from(["text", "thinking", "tool_use"]), max_size=5))
     has_calls = "tool_use" in kinds
-    reason = draw(
-        st.sampled_from(["tool_use", "max_tokens"] if has_calls else ["end_turn", "max_tokens"])
+    reasons: list[dv.StopReason] = (
+        ["tool_use", "max_tokens"] if has_calls else ["end_turn", "max_tokens"]
     )
+    reason = draw(st.sampled_from(reasons))
     queues: list[list[dv.TurnEvent]] = []
     for index, kind in enumerate(kinds):
         pieces = draw(st.lists(st.text(max_size=12), max_size=4))
@@ -297,7 +298,7 @@ def single_cycle_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
         while any(queues):
             pick = draw(st.sampled_from([n for n, q in enumerate(queues) if q]))
             events.append(queues[pick].pop(0))
-    return (*events, dv.CycleDelta(stop_reason=reason), dv.CycleStop())  # type: ignore[arg-type]
+    return (*events, dv.CycleDelta(stop_reason=reason), dv.CycleStop())
 
 
 @pytest.mark.slow
@@ -466,13 +467,8 @@ def test_decoded_real_turns_replay_clean_through_the_driver(
 ) -> None:
     """Every driver rule holds for the reference driver on each decoded real turn."""
     raw, source = recorded_body(cassette, index)
-    base = parse_scenario(
-        "id: real\ntitle: real\ndescription: real\nsource: tests\nlayer: driver\n"
-        "trace:\n  - cycle: {blocks: [{text: hi}]}\n",
-        "real.yaml",
-    )
-    scenario = dataclasses.replace(
-        base, turn=CODEC.decode(raw, source=source), dialects=(CODEC.name,), quirks=quirks
+    scenario = turn_scenario(
+        CODEC.decode(raw, source=source), id="real", dialects=(CODEC.name,), quirks=quirks
     )
     result = replay_reference(scenario)
     assert (result.status, result.error, result.violations) == ("pass", None, ())
@@ -585,14 +581,14 @@ APPLICABLE = {
 
 
 def replay_reference(
-    scenario: Scenario, cls: type[OpenAIResponsesDriver] = OpenAIResponsesDriver
+    scenario: DriverScenario, cls: type[OpenAIResponsesDriver] = OpenAIResponsesDriver
 ) -> ScenarioResult:
     return replay(scenario, reference(cls))
 
 
 @pytest.mark.parametrize("path", DRIVER_SCENARIOS, ids=lambda p: p.stem)
 def test_reference_driver_passes_every_scenario_it_can_run(path: Path) -> None:
-    scenario = load_scenario(path)
+    scenario = load_driver(path)
     result = replay_reference(scenario)
     if result.status == "skip":
         assert result.skip_reason
@@ -607,11 +603,11 @@ def test_reference_driver_passes_every_scenario_it_can_run(path: Path) -> None:
 
 
 def test_the_scenarios_this_dialect_can_carry_do_run() -> None:
-    ran = {p.stem for p in DRIVER_SCENARIOS if replay_reference(load_scenario(p)).status == "pass"}
+    ran = {p.stem for p in DRIVER_SCENARIOS if replay_reference(load_driver(p)).status == "pass"}
     assert ran >= APPLICABLE
 
 
-def quirked(path: Path, quirks: Sequence[str]) -> Scenario:
+def quirked(path: Path, quirks: Sequence[str]) -> DriverScenario:
     """A library scenario again, in this dialect only, with the quirks asked for."""
     lines = [
         line
@@ -619,7 +615,7 @@ def quirked(path: Path, quirks: Sequence[str]) -> Scenario:
         if not line.startswith(("dialects:", "quirks:"))
     ]
     header = f"dialects: [{CODEC.name}]\nquirks: [{', '.join(quirks)}]\n"
-    return parse_scenario(header + "\n".join(lines) + "\n", f"{path.stem}+{'+'.join(quirks)}.yaml")
+    return parse_driver(header + "\n".join(lines) + "\n", f"{path.stem}+{'+'.join(quirks)}.yaml")
 
 
 @pytest.mark.parametrize("quirks", QUIRK_SETS[1:], ids="+".join)
@@ -684,7 +680,7 @@ def test_a_driver_with_one_bug_is_caught(
     cls: type[OpenAIResponsesDriver], name: str, quirks: tuple[str, ...], rule: str
 ) -> None:
     path = ROOT / "scenarios" / "driver" / f"{name}.yaml"
-    scenario = quirked(path, quirks) if quirks else load_scenario(path)
+    scenario = quirked(path, quirks) if quirks else load_driver(path)
     assert replay_reference(scenario).status == "pass"
     result = replay_reference(scenario, cls)
     assert result.status == "fail", result.error
@@ -708,7 +704,7 @@ def test_scenarios_can_name_this_dialect_and_its_quirks() -> None:
                 - tool_use: {id: call_2, name: b, input: {y: 2}}
         """
     )
-    scenario = parse_scenario(text, "inline.yaml")
+    scenario = parse_driver(text)
     assert scenario.dialects == ("openai-responses",)
     assert replay_reference(scenario).status == "pass"
     assert replay_reference(scenario, LastAddedCall).status == "fail"

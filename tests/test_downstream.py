@@ -6,11 +6,8 @@ tests; its pytest configuration alone brings in the harness's scenario library.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,42 +15,28 @@ import pytest
 
 from harness.library import library_path
 from harness.rules.registry import rules_for
-from harness.scenario import load_all
+from tests.projects_for_tests import (
+    EXAMPLES,
+    PYTEST,
+    copy_example,
+    outcomes,
+    rule_table,
+    run_as_its_team,
+)
+from tests.scenarios_for_tests import load_every
 
-ROOT = Path(__file__).resolve().parent.parent
-DOWNSTREAM = ROOT / "examples" / "downstream"
 ADAPTER = "chatui_testing:make_adapter"
-# This machine's Python has pytest-benchmark installed; pytest accepts -p no:NAME for a plugin
-# that is not installed, so the option is harmless elsewhere.
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark"]
 
 
 def _scenarios(folder: Path, layer: str | None = None) -> list[str]:
-    scenarios, problems = load_all([folder])
-    assert not problems, "\n".join(map(str, problems))
-    return [s.id for s in scenarios if layer is None or s.layer == layer]
+    return [s.id for s in load_every(folder) if layer is None or s.layer == layer]
 
 
 LIBRARY = _scenarios(library_path())
 LIBRARY_SESSION = _scenarios(library_path(), "session")
-OWN_SCENARIOS = _scenarios(DOWNSTREAM / "scenarios")
+OWN_SCENARIOS = _scenarios(EXAMPLES / "downstream" / "scenarios")
 #: library scenarios of other layers: chatui's adapter implements only the session layer
 SKIPPED = len(LIBRARY) - len(LIBRARY_SESSION)
-
-
-def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    # A user's shell has none of the PYTEST_* variables this (outer) run sets or was given.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run(
-        command,
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def _summary(output: str) -> dict[str, int]:
@@ -68,23 +51,13 @@ def _skipped(n: int) -> dict[str, int]:
     return {"skipped": n} if n else {}
 
 
-def _rule_table(output: str) -> dict[str, tuple[int, int, int]]:
-    """The plugin's "conformance by rule" table: rule -> (passed, failed, skipped)."""
-    section = re.search(r"conformance by rule =+\n(.*?)(?:\n=|\Z)", output, re.S)
-    assert section, output
-    rows = re.findall(r"^([a-z-]+)\s+(\d+)\s+(\d+)\s+(\d+)$", section.group(1), re.M)
-    return {rule: (int(p), int(f), int(s)) for rule, p, f, s in rows}
-
-
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    copy = tmp_path / "chatui-core"
-    shutil.copytree(DOWNSTREAM, copy, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    return copy
+    return copy_example("downstream", tmp_path / "chatui-core")
 
 
 def _unit_tests(project: Path) -> list[str]:
-    collected = _run([*PYTEST, "--collect-only", "tests"], project)
+    collected = run_as_its_team([*PYTEST, "--collect-only", "tests"], project)
     assert collected.returncode == 0, collected.stdout
     return [line for line in collected.stdout.splitlines() if line.startswith("tests/")]
 
@@ -99,14 +72,14 @@ def test_project_passes_the_library_its_own_scenario_and_its_unit_tests(project)
     unit_tests = _unit_tests(project)
     assert len(unit_tests) == 3, unit_tests
 
-    result = _run(PYTEST, project)
+    result = run_as_its_team(PYTEST, project)
 
     assert result.returncode == 0, result.stdout
     expected = len(LIBRARY_SESSION) + len(OWN_SCENARIOS) + len(unit_tests)
     assert _summary(result.stdout) == {"passed": expected} | _skipped(SKIPPED), result.stdout
     # every session rule was checked on every replayed scenario, and passed
     replayed = len(LIBRARY_SESSION) + len(OWN_SCENARIOS)
-    table = _rule_table(result.stdout)
+    table = rule_table(result.stdout)
     assert {r.id: table.get(r.id) for r in rules_for("session")} == {
         r.id: (replayed, 0, 0) for r in rules_for("session")
     }, result.stdout
@@ -122,11 +95,11 @@ def test_a_seed_bug_put_back_in_the_consumer_is_caught_and_named(project):
     assert text.count(correct) == 1
     source.write_text(text.replace(correct, "return tool_call_id"))
 
-    result = _run(PYTEST, project)
+    result = run_as_its_team(PYTEST, project)
 
     out = result.stdout
     assert result.returncode == 1, out
-    failed = set(re.findall(r"^FAILED (\S+)", out, re.M))
+    failed = outcomes(out, "FAILED")
     same_id = "same-id-parent-and-subsession"
     assert f"harness-library/session/{same_id}.yaml::{same_id}" in failed, out
     assert (
@@ -138,13 +111,13 @@ def test_a_seed_bug_put_back_in_the_consumer_is_caught_and_named(project):
         SKIPPED
     ), out
     assert "[session-keyed-tracking]" in out
-    assert _rule_table(out)["session-keyed-tracking"][1] >= 1, out
+    assert rule_table(out)["session-keyed-tracking"][1] >= 1, out
     scenario_path = library_path() / "session" / f"{same_id}.yaml"
     reproduce = f"harness run {shlex.quote(str(scenario_path))} --adapter {ADAPTER}"
     assert reproduce in out
 
     # the reproduce line, run from the project folder, replays that failure on its own
-    again = _run(
+    again = run_as_its_team(
         [sys.executable, "-m", "harness", "run", str(scenario_path), "--adapter", ADAPTER], project
     )
     assert again.returncode == 1, again.stdout

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from textwrap import dedent
 from typing import Any
 
@@ -21,17 +20,13 @@ from harness.adapters.registry import AdapterInfo
 from harness.model.driver import DriverOutput, Refusal, ToolCallOut, TurnEnd
 from harness.replay import ScenarioResult, replay
 from harness.rules.driver import same_arguments
-from harness.scenario import Scenario, load_scenario, parse_scenario
-
-LIBRARY = Path(__file__).resolve().parent.parent / "scenarios" / "driver"
-
-
-def scenario(text: str) -> Scenario:
-    return parse_scenario(dedent(text), "inline.yaml")
+from harness.scenario import DriverScenario, Scenario
+from tests.scenarios_for_tests import library_driver as library
+from tests.scenarios_for_tests import parse_driver
 
 
-def library(name: str) -> Scenario:
-    return load_scenario(LIBRARY / f"{name}.yaml")
+def scenario(text: str) -> DriverScenario:
+    return parse_driver(dedent(text))
 
 
 def run(driver: Any, target: Scenario) -> ScenarioResult:
@@ -222,7 +217,7 @@ def test_holding_a_finished_call_for_start_order_is_late() -> None:
     assert "emit-once-early" in rules_broken(run(StartOrder(), scenario(INTERLEAVED)))
 
 
-def _chunks(target: Scenario) -> list[str]:
+def _chunks(target: DriverScenario) -> list[str]:
     from harness.codecs import dialects
 
     return [c.data for c in dialects()["anthropic"].encode(target.turn)]

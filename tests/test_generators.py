@@ -8,8 +8,8 @@ from textwrap import dedent
 import pytest
 
 from harness.model import session as ev
-from harness.scenario import parse_scenario
 from harness.scenario.generators import burst_events, split_text
+from tests.scenarios_for_tests import parse_session
 
 
 def scenario(trace: str, **top: object) -> str:
@@ -80,7 +80,7 @@ def test_split_text_keeps_the_text():
 
 
 def test_repeat_substitutes_the_iteration_number():
-    s = parse_scenario(
+    s = parse_session(
         scenario(
             """\
             - repeat:
@@ -97,7 +97,7 @@ def test_repeat_substitutes_the_iteration_number():
 
 
 def test_message_sugar_expands_to_start_deltas_end():
-    s = parse_scenario(
+    s = parse_session(
         scenario("- message: {id: m1, text: 'abcdef', chunks: 3, role: thought}\n"), "m.yaml"
     )
     assert [e.kind for e in s.trace] == [
@@ -108,15 +108,16 @@ def test_message_sugar_expands_to_start_deltas_end():
         "message_end",
     ]
     assert "".join(e.text for e in s.trace if isinstance(e, ev.MessageDelta)) == "abcdef"
-    assert s.trace[0].role == "thought"
+    first = s.trace[0]
+    assert isinstance(first, ev.MessageStart) and first.role == "thought"
 
 
 def test_the_same_scenario_expands_identically_each_time():
     text = scenario("- burst: {parent: main, events: 800}\n", seed=11)
-    assert parse_scenario(text, "a.yaml").trace == parse_scenario(text, "a.yaml").trace
+    assert parse_session(text, "a.yaml").trace == parse_session(text, "a.yaml").trace
     assert (
-        parse_scenario(text, "a.yaml").trace
-        != parse_scenario(text.replace("seed: 11", "seed: 12"), "a.yaml").trace
+        parse_session(text, "a.yaml").trace
+        != parse_session(text.replace("seed: 11", "seed: 12"), "a.yaml").trace
     )
 
 
@@ -128,12 +129,12 @@ def test_faults_drop_duplicate_and_cancel():
         - tool: {id: toolu_02, name: workspace_read, result: B}
         - interaction_end: {id: i1}
         """
-    dropped = parse_scenario(
+    dropped = parse_session(
         scenario(base) + "faults:\n  - drop: {match: {type: tool_completed, id: toolu_02}}\n",
         "d.yaml",
     )
     assert [e.calls[0].id for e in dropped.trace if isinstance(e, ev.ToolCompleted)] == ["toolu_01"]
-    doubled = parse_scenario(
+    doubled = parse_session(
         scenario(base)
         + "faults:\n  - duplicate: {match: {type: tool_completed, id: toolu_01}, times: 2}\n",
         "u.yaml",
@@ -141,7 +142,7 @@ def test_faults_drop_duplicate_and_cancel():
     assert [e.calls[0].id for e in doubled.trace if isinstance(e, ev.ToolCompleted)] == [
         "toolu_01"
     ] * 3 + ["toolu_02"]
-    cut = parse_scenario(
+    cut = parse_session(
         scenario(base)
         + "faults:\n  - cancel: {match: {type: tool_executing, id: toolu_02}, then: [{user_turn_start: }]}\n",
         "c.yaml",

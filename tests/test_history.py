@@ -8,7 +8,7 @@ from harness.model import history as h
 from harness.model import projection
 from harness.model import session as ev
 from harness.rules.session_ledger import project_history
-from harness.scenario import parse_scenario
+from tests.scenarios_for_tests import parse_session
 
 TRACE = dedent(
     """\
@@ -36,7 +36,7 @@ TRACE = dedent(
 
 
 def test_live_history_keeps_the_session_and_pairs_results_after_their_calls():
-    scenario = parse_scenario(TRACE, "h.yaml")
+    scenario = parse_session(TRACE, "h.yaml")
     resume = scenario.trace[-1]
     assert isinstance(resume, ev.Resume)
     roles = [m.role for m in resume.history]

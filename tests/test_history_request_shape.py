@@ -63,7 +63,7 @@ def test_its_request_is_in_the_openai_shape(scenario):
     store = OpenAIReferenceHistoryStore()
     for event in scenario.trace:
         store.feed(event)
-    request = store.request("main")
+    request: list[dict[str, Any]] = store.request("main")  # JSON: read as Any
     roles = ["user", "assistant", "tool", "assistant", "tool", "user"]
     assert [m["role"] for m in request] == roles
     assert request[1]["tool_calls"][0]["function"]["arguments"] == '{"path":"a.txt","lines":[1,2]}'
@@ -80,7 +80,7 @@ def test_a_correct_store_passes_in_either_shape(scenario, name):
 
 class ChangesArguments(OpenAIReferenceHistoryStore):
     def request(self, session_id: str) -> list[dict[str, Any]]:
-        out = super().request(session_id)
+        out: list[dict[str, Any]] = super().request(session_id)
         for message in out:
             for call in message.get("tool_calls", ()):
                 if call["id"] == "call_read":
@@ -90,7 +90,7 @@ class ChangesArguments(OpenAIReferenceHistoryStore):
 
 class ChangesResult(OpenAIReferenceHistoryStore):
     def request(self, session_id: str) -> list[dict[str, Any]]:
-        out = super().request(session_id)
+        out: list[dict[str, Any]] = super().request(session_id)
         for message in out:
             if message.get("tool_call_id") == "call_read":
                 message["content"] = "hel"
@@ -99,7 +99,7 @@ class ChangesResult(OpenAIReferenceHistoryStore):
 
 class LosesErrorFlag(ReferenceHistoryStore):
     def request(self, session_id: str) -> list[dict[str, Any]]:
-        out = super().request(session_id)
+        out: list[dict[str, Any]] = super().request(session_id)
         for message in out:
             for block in message["content"] if isinstance(message["content"], list) else ():
                 block.pop("is_error", None)
@@ -130,7 +130,7 @@ def test_is_error_still_counts_in_the_anthropic_shape(scenario):
 def test_a_lost_pair_says_where_the_request_has_it(scenario):
     class MovesResult(OpenAIReferenceHistoryStore):
         def request(self, session_id: str) -> list[dict[str, Any]]:
-            out = super().request(session_id)
+            out: list[dict[str, Any]] = super().request(session_id)
             tool = next(m for m in out if m.get("tool_call_id") == "call_read")
             out.remove(tool)
             return out

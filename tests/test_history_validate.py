@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from hypothesis import given, settings
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from harness.cli import main
 from harness.history import (
+    INTERRUPTED_RESULT,
     HistoryFormatError,
     PairingProblem,
     detect_shape,
@@ -32,7 +33,6 @@ from harness.model.history import (
     ToolUseBlock,
 )
 
-INTERRUPTED = "The tool call was interrupted before it returned a result."
 POOL = tuple(f"t{n}" for n in range(8))
 
 # -- strategies --------------------------------------------------------------------------------
@@ -53,7 +53,10 @@ def tool_result(draw: st.DrawFn, tool_id: str) -> ToolResultBlock:
     return ToolResultBlock(tool_id, draw(words), draw(st.booleans()))
 
 
-Draft = list[tuple[str, list[Block]]]
+Role = Literal["user", "assistant"]
+Draft = list[tuple[Role, list[Block]]]
+#: messages in a provider's JSON shape, as a store keeps them
+Wire = list[dict[str, Any]]
 
 
 @st.composite
@@ -129,13 +132,14 @@ def mutate(draw: st.DrawFn, messages: Draft) -> Draft:
             blocks = messages[i][1]
             messages[i : i + 1] = [("user", blocks[:cut]), ("user", blocks[cut:])]
         elif mutation == "insert_between":
-            role = draw(st.sampled_from(("user", "assistant")))
+            roles: tuple[Role, ...] = ("user", "assistant")
+            role = draw(st.sampled_from(roles))
             messages.insert(_pick(draw, len(messages) + 1), (role, [TextBlock("needs attention")]))
         elif mutation == "move_result" and places:
             i, j = places[_pick(draw, len(places))]
             block = messages[i][1].pop(j)
             users = [k for k, (role, _) in enumerate(messages) if role == "user"]
-            if users and draw(st.booleans()):
+            if len(users) > 0 and draw(st.booleans()):
                 k = users[_pick(draw, len(users))]
                 messages[k][1].insert(_pick(draw, len(messages[k][1]) + 1), block)
             else:
@@ -329,7 +333,7 @@ def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
     originals = {r for m in history for r in results(m)}
     for m in repaired:
         for r in results(m):
-            assert r in originals or r == ToolResultBlock(r.tool_use_id, INTERRUPTED, True)
+            assert r in originals or r == ToolResultBlock(r.tool_use_id, INTERRUPTED_RESULT, True)
 
 
 @pytest.mark.slow
@@ -350,7 +354,7 @@ def test_repair_moves_a_real_result_to_its_call_instead_of_inventing_one(history
             if (i, call.id) not in missing:
                 continue
             later = [r for j, r in orphans if j > i and r.tool_use_id == call.id]
-            expected = later[0] if later else ToolResultBlock(call.id, INTERRUPTED, True)
+            expected = later[0] if later else ToolResultBlock(call.id, INTERRUPTED_RESULT, True)
             answers = [r for r in results(repaired[after[ordinal] + 1]) if r.tool_use_id == call.id]
             assert answers == [expected]
 
@@ -455,7 +459,7 @@ def kinds(messages: Any) -> list[tuple[str, int, str]]:
 
 
 def test_same_problems_at_each_shapes_own_indices():
-    anthropic = [
+    anthropic: Wire = [
         {"role": "user", "content": "Look at both."},
         {"role": "assistant", "content": [_anthropic_use("a"), _anthropic_use("b")]},
         {
@@ -471,7 +475,7 @@ def test_same_problems_at_each_shapes_own_indices():
         {"role": "assistant", "content": "done"},
         {"role": "user", "content": [_anthropic_result("c", "C")]},
     ]
-    openai = [
+    openai: Wire = [
         {"role": "system", "content": "You are terse."},
         {"role": "user", "content": "Look at both."},
         {
@@ -509,7 +513,7 @@ def test_same_problems_at_each_shapes_own_indices():
 
 
 def test_a_system_message_between_call_and_results_breaks_the_pairing():
-    openai = [
+    openai: Wire = [
         {"role": "assistant", "content": "", "tool_calls": [_openai_call("a")]},
         {"role": "developer", "content": "Reply in French."},
         _tool("a", "A"),
@@ -522,7 +526,7 @@ def test_a_system_message_between_call_and_results_breaks_the_pairing():
 
 
 def test_row_15_duplicated_tool_result():
-    history = [
+    history: Wire = [
         {"role": "user", "content": "Run the tests."},
         {"role": "assistant", "content": [_anthropic_use("toolu_1", "bash", cmd="pytest")]},
         {
@@ -548,7 +552,7 @@ def test_row_15_duplicated_tool_result():
 
 
 def test_row_18_interrupted_tool_use_gets_a_result_merged_into_the_next_user_message():
-    history = [
+    history: Wire = [
         {"role": "user", "content": "Fetch it."},
         {
             "role": "assistant",
@@ -566,7 +570,7 @@ def test_row_18_interrupted_tool_use_gets_a_result_merged_into_the_next_user_mes
         {
             "role": "user",
             "content": [
-                _anthropic_result("toolu_9", INTERRUPTED, True),
+                _anthropic_result("toolu_9", INTERRUPTED_RESULT, True),
                 {"type": "text", "text": "Are you still there?"},
             ],
         },
@@ -580,7 +584,7 @@ def test_row_18_interrupted_as_the_last_message_gets_a_new_user_message():
     assert kinds(history) == [("missing_result", 1, "x")]
     assert repair_history(history) == (
         *history,
-        HistoryMessage("user", (ToolResultBlock("x", INTERRUPTED, True),)),
+        HistoryMessage("user", (ToolResultBlock("x", INTERRUPTED_RESULT, True),)),
     )
 
 
@@ -600,7 +604,7 @@ def test_seed_004_repair_merges_into_the_partial_results_instead_of_a_separate_m
                 "user",
                 [
                     ToolResultBlock("B", "b"),
-                    ToolResultBlock("A", INTERRUPTED, True),
+                    ToolResultBlock("A", INTERRUPTED_RESULT, True),
                     TextBlock("next"),
                 ],
             ),
@@ -609,7 +613,7 @@ def test_seed_004_repair_merges_into_the_partial_results_instead_of_a_separate_m
 
 
 def test_row_19_custom_message_between_tool_use_and_tool_result():
-    history = [
+    history: Wire = [
         {"role": "user", "content": "Deploy."},
         {"role": "assistant", "content": [_anthropic_use("toolu_d", "deploy")]},
         {"role": "user", "content": "[needs attention] the deploy is waiting for approval"},
@@ -650,7 +654,7 @@ def test_row_19_parallel_results_split_across_user_messages():
 
 def test_seed_004_orphan_results_after_sub_agent_messages_leaked_into_the_parent():
     parent_call = _anthropic_use("tooluse_PD", "transfer_task", agent="fixer")
-    history = [
+    history: Wire = [
         {"role": "user", "content": "Delegate the fix."},
         {"role": "assistant", "content": [parent_call]},
         # the sub-agent's stream, persisted into the parent session
@@ -699,7 +703,7 @@ def test_an_orphan_moves_to_the_nearest_earlier_call_with_its_id():
     assert repair_history(history) == _freeze(
         [
             ("assistant", [call]),
-            ("user", [ToolResultBlock("x", INTERRUPTED, True)]),
+            ("user", [ToolResultBlock("x", INTERRUPTED_RESULT, True)]),
             ("assistant", [TextBlock("again")]),
             ("assistant", [call]),
             ("user", [ToolResultBlock("x", "real"), TextBlock("hm")]),
@@ -708,7 +712,7 @@ def test_an_orphan_moves_to_the_nearest_earlier_call_with_its_id():
 
 
 def test_plain_text_reads_as_either_shape_and_is_called_anthropic():
-    plain = [
+    plain: Wire = [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": [{"type": "text", "text": "yo"}]},
     ]
@@ -723,7 +727,7 @@ def test_plain_text_reads_as_either_shape_and_is_called_anthropic():
 
 def test_unknown_blocks_are_kept_by_a_repair():
     image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}
-    history = [
+    history: Wire = [
         {
             "role": "assistant",
             "content": [{"type": "redacted_thinking", "data": "x"}, _anthropic_use("a")],
@@ -733,7 +737,7 @@ def test_unknown_blocks_are_kept_by_a_repair():
     assert kinds(history) == [("missing_result", 0, "a")]
     assert from_anthropic(history)[1] == HistoryMessage("user", (TextBlock("see"),))
     assert repair_history(history)[1]["content"] == [
-        _anthropic_result("a", INTERRUPTED, True),
+        _anthropic_result("a", INTERRUPTED_RESULT, True),
         image,
         {"type": "text", "text": "see"},
     ]
@@ -824,7 +828,7 @@ def write(tmp_path: Path, value: Any) -> str:
 
 
 def test_cli_valid_history_exits_0(tmp_path, capsys):
-    openai = [
+    openai: Wire = [
         {"role": "system", "content": "Be brief."},
         {"role": "assistant", "content": None, "tool_calls": [_openai_call("c1")]},
         _tool("c1", "ok"),
@@ -887,7 +891,7 @@ def test_cli_missing_file_exits_2(tmp_path, capsys):
 
 
 def test_cli_repair_prints_the_same_shape_repaired(tmp_path, capsys):
-    openai = [
+    openai: Wire = [
         {"role": "user", "content": "Go."},
         {
             "role": "assistant",
@@ -903,4 +907,4 @@ def test_cli_repair_prints_the_same_shape_repaired(tmp_path, capsys):
     document = json.loads(out)
     assert document["model"] == "gpt"
     assert validate_history(document["messages"]) == []
-    assert document["messages"] == [*openai[:3], _tool("c1", INTERRUPTED), openai[3]]
+    assert document["messages"] == [*openai[:3], _tool("c1", INTERRUPTED_RESULT), openai[3]]

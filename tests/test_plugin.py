@@ -20,8 +20,11 @@ import pytest
 
 from harness.cli import main as harness_main
 from harness.library import library_path
+from harness.model import session as ev
 from harness.replay import replay
-from harness.scenario import Scenario, load_all, load_scenario
+from harness.scenario import Scenario, load_scenario
+from tests.projects_for_tests import rule_table
+from tests.scenarios_for_tests import as_session, load_every
 
 MUTANT = "session-mutant-no-message-updated"
 
@@ -30,7 +33,7 @@ PAIR = [
     load_scenario(library_path() / "session" / "backward-attachment-basic.yaml"),
     load_scenario(library_path() / "driver" / "text-before-tool-call.yaml"),
 ]
-SESSION_ONE = PAIR[0]
+SESSION_ONE = as_session(PAIR[0])
 #: the project's configuration for PAIR: its copies, and not the built-in library
 PAIR_INI = (
     '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
@@ -39,21 +42,11 @@ PAIR_INI = (
 
 def builtin_library() -> list[Scenario]:
     """Loaded only by the tests that need it: loading takes a while."""
-    scenarios, problems = load_all([library_path()])
-    assert not problems, problems
-    return scenarios
+    return load_every(library_path())
 
 
 def failing_ids(adapter: str, scenarios: list[Scenario]) -> set[str]:
     return {s.id for s in scenarios if replay(s, adapter).status == "fail"}
-
-
-def rule_table(output: str) -> dict[str, tuple[int, int, int]]:
-    """The plugin's "conformance by rule" table: rule -> (passed, failed, skipped)."""
-    section = re.search(r"conformance by rule =+\n(.*?)(?:\n=|\Z)", output, re.S)
-    assert section, output
-    rows = re.findall(r"^([a-z-]+)\s+(\d+)\s+(\d+)\s+(\d+)$", section.group(1), re.M)
-    return {rule: (int(p), int(f), int(s)) for rule, p, f, s in rows}
 
 
 @pytest.fixture
@@ -81,8 +74,8 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.syspathinsert()
     # pytest-asyncio asks every project to choose its fixture loop scope; these ones do
     common = ("-p", "no:cacheprovider", "-o", "asyncio_default_fixture_loop_scope=function")
-    pytester.runpytest = functools.partial(pytester.runpytest, *common)  # type: ignore[method-assign]
-    pytester.runpytest_subprocess = functools.partial(pytester.runpytest_subprocess, *common)  # type: ignore[method-assign]
+    for run in ("runpytest", "runpytest_subprocess"):
+        monkeypatch.setattr(pytester, run, functools.partial(getattr(pytester, run), *common))
     return pytester
 
 
@@ -311,7 +304,7 @@ def test_snapshots_are_created_compared_updated_and_unused_ones_reported(pair):
     assert [p.name for p in folder.iterdir()] == [f"{SESSION_ONE.id}.yaml"]
     snapshot = folder / f"{SESSION_ONE.id}.yaml"
     text = snapshot.read_text()
-    first_call = next(e for e in SESSION_ONE.trace if e.kind == "tool_completed").calls[0]
+    first_call = next(e for e in SESSION_ONE.trace if isinstance(e, ev.ToolCompleted)).calls[0]
     assert "notifications: []" in text and f"id: {first_call.id}" in text
     pair.runpytest().assert_outcomes(passed=1, skipped=1)
     # a changed snapshot fails, and --snapshot-update puts it right

@@ -20,6 +20,7 @@ import textwrap
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,8 @@ import pytest
 
 from harness.replay import replay
 from harness.replay.result import ScenarioResult
-from harness.scenario import Scenario, load_all, load_scenario
+from harness.scenario import Scenario, SessionScenario, load_all
+from tests.scenarios_for_tests import load_session
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "scenarios"
@@ -127,7 +129,9 @@ def test_js_keyed_by_tool_id_bug_is_caught():
 # -- the JS consumer speaks protocol 1 ---------------------------------------------------------
 
 
-def _event(kind: str, session: str, parent: str | None = None, **fields: object) -> dict:
+def _event(
+    kind: str, session: str, parent: str | None = None, **fields: object
+) -> dict[str, object]:
     return {"type": kind, "session_id": session, "parent_session_id": parent, **fields}
 
 
@@ -149,7 +153,7 @@ def _event(kind: str, session: str, parent: str | None = None, **fields: object)
     ],
     ids=["correct", "keyed-by-tool-id"],
 )
-def test_js_consumer_answers_every_line(options: tuple[str, ...], left: list[dict]):
+def test_js_consumer_answers_every_line(options: tuple[str, ...], left: list[dict[str, str]]):
     adapter = node_adapter(*options)
     call = {"id": "toolu_1", "name": "read", "arguments": "{}", "input": {}}
     requests = [
@@ -238,13 +242,13 @@ class Misbehaviour:
     says: tuple[str, ...] = ()
 
 
-def _third_fed_event(scenario: Scenario) -> str:
+def _third_fed_event(scenario: SessionScenario) -> str:
     index = [i for i, e in enumerate(scenario.trace) if e.kind != "checkpoint"][2]
     event = scenario.trace[index]
     return f"on event {index} ({event.kind}, line {event.line})"
 
 
-SMALL_SCENARIO = load_scenario(SMALL)
+SMALL_SCENARIO = load_session(SMALL)
 
 MISBEHAVIOURS = [
     Misbehaviour(
@@ -334,16 +338,27 @@ def _write_misbehaving(tmp_path: Path, name: str, on_feed: str, on_transcript: s
 @pytest.mark.parametrize("bad", MISBEHAVIOURS, ids=[m.id for m in MISBEHAVIOURS])
 def test_misbehaving_process_is_an_error_and_the_run_goes_on(bad: Misbehaviour, tmp_path: Path):
     script = _write_misbehaving(tmp_path, bad.id, bad.on_feed, bad.on_transcript)
-    pid_file = tmp_path / "pid"
-    adapter = "exec:" + shlex.join([sys.executable, str(script), str(pid_file)])
+    _assert_stopped_with_an_error(script, tmp_path / "pid", bad.timeout, bad.says)
+
+
+def _exec(script: Path, pid_file: Path) -> str:
+    """The adapter spec that runs ``script``, which writes its process id to ``pid_file``."""
+    return "exec:" + shlex.join([sys.executable, str(script), str(pid_file)])
+
+
+def _assert_stopped_with_an_error(
+    script: Path, pid_file: Path, timeout: float, says: Sequence[str]
+) -> None:
+    """Replayed through ``script``, SMALL_SCENARIO is an error that says each of ``says``,
+    within 5 s, and the process is gone; the run goes on: the next replay is unaffected."""
     try:
         started = time.monotonic()
-        result = replay(SMALL_SCENARIO, adapter, timeout=bad.timeout)
+        result = replay(SMALL_SCENARIO, _exec(script, pid_file), timeout=timeout)
         elapsed = time.monotonic() - started
 
         assert result.status == "error", describe(result)
         assert result.error is not None
-        for needle in bad.says:
+        for needle in says:
             assert needle in result.error, f"{needle!r} not in the error:\n{result.error}"
         assert elapsed < 5, f"the replay took {elapsed:.1f}s"
         pid = int(pid_file.read_text(encoding="utf-8"))
@@ -352,7 +367,6 @@ def test_misbehaving_process_is_an_error_and_the_run_goes_on(bad: Misbehaviour, 
         )
     finally:
         _kill_leftover(pid_file)
-    # the run goes on: the next replay is unaffected
     after = replay(SMALL_SCENARIO, "session-reference")
     assert after.status == "pass", describe(after)
 
@@ -367,7 +381,7 @@ def test_process_adapter_leaves_no_open_pipes(case: str, tmp_path: Path):
     else:
         crash = next(m for m in MISBEHAVIOURS if m.id == case)
         script = _write_misbehaving(tmp_path, case, crash.on_feed, crash.on_transcript)
-        adapter = "exec:" + shlex.join([sys.executable, str(script), str(tmp_path / "pid")])
+        adapter = _exec(script, tmp_path / "pid")
         status = "error"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)
@@ -405,19 +419,4 @@ def test_process_that_fails_hello_is_stopped(case: str, tmp_path: Path):
     source, says = HELLO_FAILURES[case]
     script = tmp_path / f"{case}.py"
     script.write_text(source, encoding="utf-8")
-    pid_file = tmp_path / "pid"
-    adapter = "exec:" + shlex.join([sys.executable, str(script), str(pid_file)])
-    try:
-        started = time.monotonic()
-        result = replay(SMALL_SCENARIO, adapter, timeout=1)
-        elapsed = time.monotonic() - started
-        assert result.status == "error", describe(result)
-        assert result.error is not None and says in result.error, result.error
-        assert elapsed < 5, f"the replay took {elapsed:.1f}s"
-        pid = int(pid_file.read_text(encoding="utf-8"))
-        assert _gone(pid), (
-            f"the adapter process {pid} is still there ({_state(pid)}) after the replay"
-        )
-    finally:
-        _kill_leftover(pid_file)
-    assert replay(SMALL_SCENARIO, "session-reference").status == "pass"
+    _assert_stopped_with_an_error(script, tmp_path / "pid", 1, [says])

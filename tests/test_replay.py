@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from textwrap import dedent
 
 import pytest
@@ -35,8 +36,8 @@ def scenario():
     return parse_scenario(SCENARIO, "small.yaml")
 
 
-def adapter(cls: object) -> AdapterInfo:
-    return AdapterInfo(getattr(cls, "__name__", "test"), "session", "external", cls)  # type: ignore[arg-type]
+def adapter(cls: Callable[[], object]) -> AdapterInfo:
+    return AdapterInfo(getattr(cls, "__name__", "test"), "session", "external", cls)
 
 
 def test_reference_passes(scenario):
@@ -54,7 +55,7 @@ def test_async_adapter_passes(scenario):
 
 def test_raising_adapter_is_an_error_naming_the_event(scenario):
     result = replay(scenario, adapter(bad.RaisesOnCompletion))
-    assert result.status == "error"
+    assert result.status == "error" and result.error is not None
     completed = next(i for i, e in enumerate(scenario.trace) if e.kind == "tool_completed")
     assert f"on event {completed} (tool_completed, line 10)" in result.error
     assert "KeyError" in result.error and "toolu_01" in result.error
@@ -79,7 +80,7 @@ def test_the_adapter_error_behind_an_error_result_carries_the_event_index(scenar
 
 def test_factory_that_raises_is_an_error(scenario):
     result = replay(scenario, adapter(bad.make_failing_factory))
-    assert result.status == "error"
+    assert result.status == "error" and result.error is not None
     assert "creating the adapter raised RuntimeError: cannot connect" in result.error
 
 
@@ -88,7 +89,7 @@ def test_hanging_adapter_is_an_error_within_the_time_limit(scenario, cls):
     started = time.monotonic()
     result = replay(scenario, adapter(cls), timeout=0.5)
     elapsed = time.monotonic() - started
-    assert result.status == "error"
+    assert result.status == "error" and result.error is not None
     completed = next(i for i, e in enumerate(scenario.trace) if e.kind == "tool_completed")
     assert f"feed() was handling event {completed}" in result.error
     assert "0.5s" in result.error
@@ -104,7 +105,7 @@ def test_hanging_adapter_is_an_error_within_the_time_limit(scenario, cls):
 )
 def test_malformed_observation_is_an_error_with_its_path(scenario, cls, words):
     result = replay(scenario, adapter(cls))
-    assert result.status == "error"
+    assert result.status == "error" and result.error is not None
     assert "malformed observation" in result.error and words in result.error
 
 

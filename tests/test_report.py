@@ -9,7 +9,7 @@ import pytest
 
 from harness import ConformanceFailure, Violation
 from harness.library import library_path
-from harness.replay import replay
+from harness.replay import ScenarioResult, replay
 from harness.report import (
     MAX_VIOLATIONS_SHOWN,
     render_failure,
@@ -23,20 +23,20 @@ DRIVER_MUTANT = "driver-mutant-anthropic-batches-calls"
 SESSION_MUTANT = "session-mutant-no-message-updated"
 
 
-@pytest.fixture(scope="module")
-def driver_failure():
-    scenario = load_scenario(LIBRARY / "driver" / "assembled-message-parallel-calls.yaml")
-    result = replay(scenario, DRIVER_MUTANT)
+def _failure(scenario: str, adapter: str) -> ScenarioResult:
+    result = replay(load_scenario(LIBRARY / scenario), adapter)
     assert result.status == "fail"
     return result
+
+
+@pytest.fixture(scope="module")
+def driver_failure():
+    return _failure("driver/assembled-message-parallel-calls.yaml", DRIVER_MUTANT)
 
 
 @pytest.fixture(scope="module")
 def session_failure():
-    scenario = load_scenario(LIBRARY / "session" / "backward-attachment-basic.yaml")
-    result = replay(scenario, SESSION_MUTANT)
-    assert result.status == "fail"
-    return result
+    return _failure("session/backward-attachment-basic.yaml", SESSION_MUTANT)
 
 
 def test_a_driver_failure_shows_the_turn_events_around_the_violation(driver_failure):

@@ -12,7 +12,7 @@ from harness.adapters.registry import AdapterInfo
 from harness.adapters.session.reference import ReferenceSessionConsumer
 from harness.model import session as ev
 from harness.replay import replay
-from harness.scenario import load_scenario, parse_scenario
+from tests.scenarios_for_tests import load_session, parse_session
 
 LIBRARY_SCENARIO = LIBRARY / "session" / "resume-after-streamed-tool-call.yaml"
 
@@ -78,8 +78,8 @@ class IgnoresStreamsAfterResume(ReferenceSessionConsumer):
 @pytest.fixture(params=["library", "across"])
 def scenario(request):
     if request.param == "library":
-        return load_scenario(LIBRARY_SCENARIO)
-    return parse_scenario(ACROSS, "across.yaml")
+        return load_session(LIBRARY_SCENARIO)
+    return parse_session(ACROSS, "across.yaml")
 
 
 def failures(result) -> list[str]:
@@ -98,14 +98,14 @@ def test_an_entry_kept_across_the_resume_is_not_wrong_either(scenario):
 
 
 def test_a_kept_entry_must_still_be_the_one_its_parts_built():
-    scenario = load_scenario(LIBRARY_SCENARIO)
+    scenario = load_session(LIBRARY_SCENARIO)
     found = failures(replay(scenario, adapter(KeepsFirstPartOnly)))
     assert found and all(m.startswith("[streamed-tool-results]") for m in found)
     assert "the 3 stream parts so far add up to" in found[0]
 
 
 def test_parts_after_a_resume_are_owed():
-    scenario = parse_scenario(ACROSS, "across.yaml")
+    scenario = parse_session(ACROSS, "across.yaml")
     found = failures(replay(scenario, adapter(IgnoresStreamsAfterResume)))
     assert found == [
         "[streamed-tool-results] streamed result 'call_s' of session 'main' is not shown at all"
@@ -113,7 +113,7 @@ def test_parts_after_a_resume_are_owed():
 
 
 def test_parts_after_a_resume_accumulate_afresh():
-    scenario = parse_scenario(ACROSS, "across.yaml")
+    scenario = parse_session(ACROSS, "across.yaml")
     consumer = ReferenceSessionConsumer()
     for event in scenario.trace:
         consumer.feed(event)

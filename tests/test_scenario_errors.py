@@ -72,7 +72,9 @@ def run_cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedP
 
 
 # -- the files ------------------------------------------------------------------------------------
-# Each entry: (YAML text, expected line, words the message must contain).
+# Each entry: (YAML text, expected line, words the message must contain). Each spells out its
+# whole scenario, header included, though most headers are alike: the expected line is then read
+# off the text, and a failing case reads on its own.
 
 UNKNOWN_EVENT = (
     """\
@@ -659,8 +661,7 @@ def test_python_tags_are_refused_and_never_run(
 ) -> None:
     marker = tmp_path / "pwned"
     value = tag.replace("{marker}", str(marker))
-    text = textwrap.dedent(
-        """\
+    text = """\
         id: python-tag
         title: t
         description: d
@@ -670,9 +671,7 @@ def test_python_tags_are_refused_and_never_run(
           - user_message:
               text: {value}
         """
-    ).replace("{value}", value)
-    path = tmp_path / "tag.yaml"
-    path.write_text(text, encoding="utf-8")
+    path = write(tmp_path, text.replace("{value}", value), "tag.yaml")
     problems = problems_of(path)
     assert_one(problems, path, 8, "not allowed", *words)
     assert not marker.exists(), "the tagged command was executed"
@@ -881,16 +880,10 @@ def test_load_all_keeps_the_good_and_reports_the_bad(tmp_path: Path) -> None:
 
 
 def test_load_all_on_files_and_a_duplicate_id(tmp_path: Path) -> None:
-    first = write(
-        tmp_path,
-        UNKNOWN_RULE[0].replace("- no-such-rule                           # L8", "- exactly-once"),
-        "a.yaml",
+    valid = UNKNOWN_RULE[0].replace(
+        "- no-such-rule                           # L8", "- exactly-once"
     )
-    second = write(
-        tmp_path,
-        UNKNOWN_RULE[0].replace("- no-such-rule                           # L8", "- exactly-once"),
-        "b.yaml",
-    )
+    first, second = write(tmp_path, valid, "a.yaml"), write(tmp_path, valid, "b.yaml")
     scenarios, problems = load_all([first, second])
     assert [s.path for s in scenarios] == [str(first)]
     assert located(problems) == [(str(second), 1)]

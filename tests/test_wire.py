@@ -545,9 +545,9 @@ def test_a_stock_cassette_reads_into_frozen_interactions(tmp_path: Path) -> None
     assert (interaction.index, interaction.line) == (0, 2)
     assert interaction.response_source.endswith("cassette.yaml interactions[0] response body")
     with pytest.raises(AttributeError):
-        interaction.response_body = ""  # type: ignore[misc]
+        interaction.response_body = ""  # type: ignore[misc]  # read-only on purpose
     with pytest.raises(TypeError):
-        interaction.response_headers["X-Three"] = ("c",)  # type: ignore[index]
+        interaction.response_headers["X-Three"] = ("c",)  # type: ignore[index]  # frozen on purpose
 
 
 def test_the_pydantic_ai_flavour_turns_parsed_body_back_into_json(tmp_path: Path) -> None:

@@ -72,6 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
         "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
     )
 
+    matrix = sub.add_parser(
+        "matrix", help="every installed consumer library against the built-in driver scenarios"
+    )
+    matrix.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    matrix.add_argument(
+        "--out", metavar="FILE", help="write to FILE instead of printing (docs/conformance.md)"
+    )
+
     check_history = sub.add_parser(
         "check-history", help="check tool_use/tool_result pairing in a stored history (JSON)"
     )
@@ -206,13 +214,31 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from harness.demo import render_matrix, run_matrix
+    from harness.demo import render_libraries, render_matrix, run_matrix
     from harness.library import library_path
 
     scenarios = _load(args.paths or [str(library_path())])
     rows = run_matrix(scenarios)
     print(render_matrix(rows))
+    libraries = render_libraries(scenarios)  # a report: the libraries' failures are not the demo's
+    if libraries is not None:
+        print(f"\n{libraries}")
     return EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.library import library_path
+    from harness.matrix import render_json, render_markdown, run_libraries
+
+    runs = run_libraries(_load([str(library_path() / "driver")]))
+    text = render_json(runs) if args.format == "json" else render_markdown(runs)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        print(text, end="")
+    return EXIT_OK
 
 
 def cmd_check_history(args: argparse.Namespace) -> int:
@@ -262,6 +288,7 @@ _COMMANDS = {
     "rules": cmd_rules,
     "bench": cmd_bench,
     "demo": cmd_demo,
+    "matrix": cmd_matrix,
     "check-history": cmd_check_history,
 }
 

@@ -80,3 +80,14 @@ def render_matrix(rows: Sequence[Row]) -> str:
         f"{caught}/{len(mutants)} mutants caught"
     )
     return "\n".join(lines)
+
+
+def render_libraries(scenarios: Sequence[Scenario]) -> str | None:
+    """One line per real consumer library (``harness matrix``) over the driver scenarios among
+    ``scenarios``; None when there are none. A library that is not installed is named with the
+    extra that installs it, so the demo runs the same without them."""
+    from harness.matrix import render_summary, run_libraries
+
+    if not any(s.layer == "driver" for s in scenarios):
+        return None
+    return render_summary(run_libraries(scenarios))

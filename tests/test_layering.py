@@ -22,7 +22,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.scenario",),
     ("harness.adapters",),
     ("harness.replay",),
-    ("harness.report", "harness.snapshot", "harness.library", "harness.bench", "harness.demo"),
+    (
+        "harness.report",
+        "harness.snapshot",
+        "harness.library",
+        "harness.bench",
+        "harness.demo",
+        "harness.matrix",
+    ),
     ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
 )
 

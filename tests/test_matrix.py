@@ -157,6 +157,17 @@ def test_every_failure_of_an_installed_library_is_explained(runs: list[LibraryRu
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+def test_no_explanation_outlives_its_failure(runs: list[LibraryRun]) -> None:
+    # a library that changed, or a rule that stopped reporting a false positive, leaves its
+    # explanation behind: it must go, or the document would explain nothing that happens
+    failing = {(run.library.name, r.scenario.id) for run in runs for r in run.failed}
+    installed = {run.library.name for run in runs if run.installed}
+    stale = sorted(k for k in EXPLANATIONS if k[0] in installed and k not in failing)
+    assert not stale, f"explanations of failures that no longer happen: {stale}"
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 def test_the_committed_conformance_document_is_current(runs: list[LibraryRun]) -> None:
     committed = COMMITTED.read_text(encoding="utf-8")
     here = {run.library.name: run.installed for run in runs}

@@ -15,24 +15,6 @@ def _explain(library: str, scenarios: Iterable[str], text: str) -> None:
         EXPLANATIONS[library, scenario] = " ".join(text.split())
 
 
-# Scenarios that send several message_start ... message_stop cycles in one body: a Messages API
-# response holds one message, these are the shape of an agent stream (Claude Code, the agent SDK).
-_ANTHROPIC_CYCLES = (
-    "anthropic-framing-quirks",
-    "assembled-message-after-each-cycle",
-    "assembled-message-parallel-calls",
-    "duplicate-message-start-multi-cycle",
-    "text-before-tool-call-empty-answer",
-    "tool-use-stop-without-calls",
-)
-_ANTHROPIC_CYCLES_WITH_CALLS = (
-    "duplicate-block-stop-multi-cycle",
-    "five-tool-cycles",
-    "multi-cycle-turn",
-    "text-before-call-each-cycle",
-    "thinking-then-tool-call-cycles",
-    "three-tool-cycles",
-)
 # Several calls at one index of the OpenAI Chat tool_calls list, each with its own id (Groq,
 # gateways that renumber indices).
 _SAME_INDEX = (
@@ -42,24 +24,6 @@ _SAME_INDEX = (
     "gateway-rewrites-indices",
 )
 
-_explain(
-    "anthropic",
-    _ANTHROPIC_CYCLES,
-    """The body holds several messages, one after another; the SDK reports a message_stop for
-    each and reads on to the end of the body. A Messages API response carries one message, so
-    this is the scenario speaking an agent-stream shape the SDK was not written for, not a bug a
-    user of client.messages.stream meets.""",
-)
-_explain(
-    "anthropic",
-    _ANTHROPIC_CYCLES_WITH_CALLS,
-    """The body holds several messages. The SDK ignores the second message_start and appends the
-    new blocks after the old ones, but looks blocks up by the new message's indices, so at each
-    later content_block_stop it hands over a block of the first message again: the first tool call
-    is run again and again and the later ones never reach the user. A Messages API response holds
-    one message, so a user of client.messages.stream only meets this behind a proxy that joins
-    messages; the scenarios are agent-stream shapes.""",
-)
 _explain(
     "anthropic",
     ["arguments-missing-closing-brace"],
@@ -74,28 +38,6 @@ _explain(
     """A content_block_stop sent twice (as a LiteLLM proxy release did, BerriAI/litellm#37273) is
     passed on twice, each time with the finished tool_use block: a user who runs tools at
     content_block_stop runs each tool twice. The first-party API does not send it.""",
-)
-_explain(
-    "anthropic",
-    ["duplicated-argument-fragment"],
-    """A repeated argument fragment makes the input invalid JSON; the SDK raises ValueError
-    ("Unable to parse tool parameter JSON from model") in the middle of the stream. The user gets
-    a clear error and no call: a refusal on corrupt input rather than a silent wrong call.""",
-)
-_explain(
-    "anthropic",
-    ["end-turn-with-tool-calls"],
-    """The calls are handed over and the server's end_turn is reported as sent; the only finding
-    is that the SDK's iterator reads on to the end of the body after message_stop. On a live
-    connection that is the end of the response, so the user sees no difference.""",
-)
-_explain(
-    "anthropic",
-    ["truncated-arguments-max-tokens"],
-    """The response is cut by max_tokens in the middle of a tool call; no content_block_stop comes
-    for it, so the SDK never hands the cut call over (the user cannot run half a call, which is
-    what they want), and it reads on to the end of the body after message_stop. The rules count
-    the cut call as complete but never emitted.""",
 )
 
 for _library in ("openai-chat", "openai-chat-final"):
@@ -137,27 +79,11 @@ for _library in ("openai-chat", "openai-chat-final"):
         openai/openai-python#2806 (closed; the fix was not merged).""",
     )
 _explain(
-    "openai-chat",
-    ["text-between-parallel-calls"],
-    """The scenario puts text between two parallel calls; Chat Completions carries one content
-    string beside a list of calls, and the SDK's done event for a call fires only when the next
-    index appears, so the first call comes out after the text. A shape the dialect does not really
-    have; the user sees the calls a little later, nothing lost.""",
-)
-_explain(
     "openai-chat-final",
     ["truncated-arguments-max-tokens"],
     """The stream is cut by max_tokens; get_final_completion() raises LengthFinishReasonError even
     without a response_format or tools to parse, so the user loses the partial message instead of
     seeing it was cut. Upstream: openai/openai-python#3589 (open).""",
-)
-_explain(
-    "openai-responses",
-    ["truncated-arguments-max-tokens"],
-    """The response is cut by max_output_tokens in the middle of a function call; its item is never
-    done, so the SDK never hands the cut call over (the user cannot run half a call, which is what
-    they want), and it reads on to the end of the body after response.incomplete. The rules count
-    the cut call as complete but never emitted.""",
 )
 
 _explain(
@@ -209,25 +135,6 @@ _explain(
     """The call carries the id the server switched to (toolcall0), not the one it started with;
     name and arguments are right. Which id the server expects back is the scenario's claim, so
     this one is open to dispute.""",
-)
-_explain(
-    "pydantic-ai",
-    [
-        "keep-alive-comments",
-        "usage-chunk-empty-choices",
-        "end-turn-with-tool-calls",
-    ],
-    """Calls, text and the stop reason are right; the only finding is that the async openai
-    client drains the rest of the HTTP body after [DONE] (to reuse the connection). On a live
-    connection that is the end of the response, so the user sees no difference.""",
-)
-_explain(
-    "pydantic-ai",
-    ["truncated-arguments-max-tokens"],
-    """The call cut by max_tokens is handed over with its raw arguments, which do not parse, and
-    the stop reason max_tokens, so the user can tell it is incomplete. The only finding is that
-    the async openai client drains the rest of the HTTP body after [DONE] (to reuse the
-    connection); on a live connection that is the end of the response.""",
 )
 
 _explain(

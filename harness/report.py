@@ -52,7 +52,8 @@ def reproduce_commands(
 
 def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> list[str]:
     """The events around the violation's event, one line each, the event itself marked."""
-    events: Sequence[Any] = result.scenario.events
+    scenario = result.scenario
+    events: Sequence[Any] = scenario.events
     lines = []
     lo, hi = (
         max(0, violation.event_index - radius),
@@ -63,7 +64,8 @@ def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> li
         marker = ">" if i == violation.event_index else " "
         session = getattr(event, "session_id", None)
         where = f"{session}  {_summary(event)}" if session is not None else _turn_summary(event)
-        lines.append(f"{marker} {i:>6}  line {event.line:<4} {event.kind:<16} {where}".rstrip())
+        line = scenario.event_line(i)  # in the file the violation's location names
+        lines.append(f"{marker} {i:>6}  line {line:<4} {event.kind:<16} {where}".rstrip())
     return lines
 
 
@@ -98,7 +100,7 @@ def render_violation(
 ) -> list[str]:
     out = [
         f"  [{violation.rule}] event {violation.event_index}, "
-        f"{result.scenario.path}:{result.line_of(violation)}",
+        f"{result.file_of(violation)}:{result.line_of(violation)}",
         f"    {violation.message}",
     ]
     if with_excerpt and violation.event_index >= 0:

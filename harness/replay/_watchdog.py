@@ -3,12 +3,15 @@
 A per-call ``wait_for`` would cost more than the adapter's own work on 100,000-event traces, so
 the replay loop only records the event index before each ``feed`` (and bumps ``calls`` before any
 other adapter call), and the watchdog, in the calling thread, checks that one of them moves at
-least once per time limit. A hung worker cannot
-be killed; it is a daemon thread and is abandoned (an async body cancels its task first).
+least once per time limit. A module starting to load counts as progress too: an adapter that
+imports its library when it is created or first called is importing, not hung, so the import's
+time counts against no call (one module that never finishes loading still does). A hung worker
+cannot be killed; it is a daemon thread and is abandoned (an async body cancels its task first).
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,10 +30,16 @@ class Progress:
     on_hang: Callable[[], None] | None = None
 
     def describe(self) -> str:
+        """What the adapter was doing, in words: the phase, and where in the trace or stream."""
         if self.phase == "feed":
             return f"feed() was handling event {self.index}"
         if self.phase == "drive":
-            return f"drive() had read {self.index} chunks and neither yielded nor asked for more"
+            if self.index <= 0:  # ``index`` counts the chunks read; none yet
+                return "drive() had not read a chunk: it neither asked for the first nor yielded"
+            return (
+                f"drive() was handling chunk {self.index} of the stream (it had read "
+                f"{self.index} chunks and neither yielded nor asked for more)"
+            )
         where = f" after event {self.index}" if self.index >= 0 else ""
         return f"{self.phase}{where}"
 
@@ -64,13 +73,13 @@ def run_guarded(body: Callable[[Progress], Any], *, limit: float) -> Any:
     worker = threading.Thread(target=target, name="harness-replay", daemon=True)
     worker.start()
     poll = min(0.05, limit / 4)
-    last, since = (-2, -1), time.monotonic()
+    last, since = (-2, -1, -1), time.monotonic()
     while True:
         worker.join(poll)
         if not worker.is_alive():
             break
         now = time.monotonic()
-        state = (progress.index, progress.calls)
+        state = (progress.index, progress.calls, len(sys.modules))  # see the module's doc
         if state != last:
             last, since = state, now
         elif now - since > limit:

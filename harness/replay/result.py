@@ -33,6 +33,10 @@ class ScenarioResult:
     def line_of(self, violation: Violation) -> int:
         return self.scenario.event_line(violation.event_index)
 
+    def file_of(self, violation: Violation) -> str:
+        """The file ``line_of`` counts in: the scenario's, or the recording its turn was read from."""
+        return self.scenario.event_location(violation.event_index)[0]
+
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
             "scenario": self.scenario.id,
@@ -42,6 +46,7 @@ class ScenarioResult:
                 {
                     "rule": v.rule,
                     "event_index": v.event_index,
+                    "file": self.file_of(v),
                     "line": self.line_of(v),
                     "message": v.message,
                 }

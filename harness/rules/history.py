@@ -51,7 +51,7 @@ class HistoryCheck:
         self.c = checkpoint.index
         self.sessions = sessions
         self._problems: dict[tuple[str, str], list[PairingProblem]] = {}
-        self._texts: dict[tuple[str, str], set[str]] = {}
+        self._texts: dict[str, dict[str, int]] = {}
 
     def problems(self, session: StoredSession, which: str) -> list[PairingProblem]:
         """Pairing problems of the stored history or of the request (computed once)."""
@@ -61,19 +61,23 @@ class HistoryCheck:
             self._problems[key] = validate_history(target)
         return self._problems[key]
 
-    def subsession_texts(self, session_id: str) -> set[str]:
-        """The whole text of every message of the session's sub-sessions (nested too), so far
-        (a message not yet begun counts as empty)."""
-        key = (session_id, "texts")
-        if key not in self._texts:
+    def subsession_texts(self, session_id: str) -> dict[str, int]:
+        """The whole text, so far, of every begun message of the session's sub-sessions (nested
+        too), each with the event that completed that text: the delta a store copying the
+        message would have written it at (the earliest, if two messages read the same)."""
+        if session_id not in self._texts:
             ledger = self.ledger
             descendants = {s for s in ledger.parent if ledger.is_descendant(s, session_id)}
-            self._texts[key] = {
-                ledger.text_at(message, self.c) or ""
-                for message in ledger.text
-                if message[0] in descendants
-            }
-        return self._texts[key]
+            texts: dict[str, int] = {}
+            for message, pieces in ledger.text.items():
+                if message[0] not in descendants:
+                    continue
+                upto = [index for index, _ in pieces if index <= self.c]
+                if upto:
+                    text = ledger.text_at(message, self.c) or ""
+                    texts[text] = min(upto[-1], texts.get(text, upto[-1]))
+            self._texts[session_id] = texts
+        return self._texts[session_id]
 
     def live_call(self, session_id: str, tool_id: str) -> CallRecord | None:
         """The session's call with that id in the trace (None: it came from restored history)."""
@@ -84,6 +88,13 @@ class HistoryCheck:
         if record is None:
             return self.c
         return record.completed_index if record.completed_by(self.c) else record.timeline[-1][0]
+
+    def last_change(self, session_id: str, tool_id: str) -> int:
+        """The latest event up to the checkpoint that changed the call (its completion, once
+        complete): what a store writing that call's blocks wrote them at."""
+        record = self.live_call(session_id, tool_id)
+        index = -1 if record is None else record.status_at(self.c)[2]
+        return index if index >= 0 else self.c
 
 
 def _pairing(c: HistoryCheck, kinds: tuple[str, ...], *, interrupted: bool) -> Iterator[Finding]:
@@ -289,13 +300,13 @@ def parent_isolation(c: HistoryCheck) -> Iterator[Finding]:
                     if owners and session.session_id not in owners:
                         owner = sorted(owners)[0]
                         yield Finding(
-                            c.index_of(owner, tool_id),
+                            c.last_change(owner, tool_id),
                             f"the stored history of session {session.session_id!r} holds tool "
                             f"{tool_id} (message {i}), a call of session {owner!r}",
                         )
                 elif _text(block) and _text(block) in foreign_texts:
                     yield Finding(
-                        c.c,
+                        foreign_texts[_text(block)],
                         f"the stored history of session {session.session_id!r} holds the text "
                         f"{_text(block)[:60]!r} (message {i}), a message of one of its sub-sessions",
                     )

@@ -3,6 +3,8 @@ and the dialects, quirks and cancellation it runs with."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 from harness.codecs import Codec, dialects
@@ -10,21 +12,24 @@ from harness.model import driver as dv
 from harness.scenario._fields import Fields
 from harness.scenario.faults import apply_faults
 from harness.scenario.reader import StepReader
-from harness.scenario.types import DriverScenario, ScenarioHeader, fields_of
+from harness.scenario.types import DriverScenario, Recording, ScenarioHeader, fields_of
 
 #: the top-level fields only driver scenarios have (``expect`` is read to say it is not offered)
 DRIVER_KEYS = ("dialects", "quirks", "cancel_after_reads", "wire", "trace", "faults", "expect")
+
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
 
 def read_driver_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> DriverScenario:
     codecs = dialects()
     raw: tuple[tuple[str, int], ...] = ()
+    recording: Recording | None = None
     if top.has("wire"):
         if top.has("trace"):
             top.note(
                 top.line_of("wire"), "give either a trace or 'wire' (a recorded stream), not both"
             )
-        dialect, raw, turn = _recorded_wire(r, top, codecs)
+        dialect, raw, turn, recording = _recorded_wire(r, top, codecs)
         wanted: tuple[str, ...] = (dialect,)
     else:
         steps = top.list("trace", required=True)
@@ -64,13 +69,15 @@ def read_driver_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> 
         quirks=quirks,
         cancel_after_reads=cancel,
         raw_wire=raw,
+        recording=recording,
     )
 
 
 def _recorded_wire(
     r: StepReader, top: Fields, codecs: dict[str, Codec]
-) -> tuple[str, tuple[tuple[str, int], ...], list[dv.TurnEvent]]:
-    """A stream given as it was recorded: inline, a raw file, or a cassette interaction."""
+) -> tuple[str, tuple[tuple[str, int], ...], list[dv.TurnEvent], Recording]:
+    """A stream given as it was recorded: inline, a raw file, or a cassette interaction; and
+    where the lines the decoder numbers are."""
     from harness.wire import WireError, read_cassette, split_sse
 
     w = r.fields(top.raw("wire"), "'wire'", top.line_of("wire"))
@@ -87,9 +94,11 @@ def _recorded_wire(
     try:
         if given[0] == "body":
             body, source = w.str("body"), f"{r.path} wire body"
+            recording = _inline(r.text, w.line_of("body"), body, r.path)
         elif given[0] == "file":
-            path = base / w.str("file")
+            path = Path(os.path.normpath(base / w.str("file")))
             body, source = path.read_bytes().decode("utf-8"), str(path)
+            recording = Recording(source)
         else:
             path = base / w.str("cassette")
             interactions = read_cassette(path)
@@ -98,9 +107,30 @@ def _recorded_wire(
                 w.fail(w.line_of("interaction"), f"{path} has {len(interactions)} interactions")
             body = interactions[number].response_body
             source = interactions[number].response_source
+            recording = Recording(source)  # a body's lines count within it, as in its errors
         turn = list(codecs[dialect].decode(body, source=source))
-        return dialect, split_sse(body, source=source), turn
+        return dialect, split_sse(body, source=source), turn, recording
     except WireError as exc:
         w.fail(w.line, f"the recorded stream cannot be read: {exc}")
     except (OSError, UnicodeDecodeError) as exc:
         w.fail(w.line, f"the recorded stream cannot be read: {exc}")
+
+
+def _inline(text: str, at: int, body: str, path: str) -> Recording:
+    """Where an inline body's lines are in the scenario file. Written as a literal block
+    (``body: |``), body line n is on the n-th line after ``body:``; that is checked line by line
+    against the file, and anything else (a quoted or folded string) is placed at line ``at``,
+    where the body starts."""
+    lines = _LINE_ENDS.split(body)
+    while lines and not lines[-1].strip():
+        lines.pop()  # trailing blank lines carry no event
+    written = _LINE_ENDS.split(text)[at : at + len(lines)]  # the lines after ``body:``'s
+    followed = bool(lines) and len(written) == len(lines)
+    for mine, theirs in zip(lines, written, strict=False):
+        if not followed:
+            break
+        if mine.strip():
+            followed = theirs.endswith(mine) and not theirs[: len(theirs) - len(mine)].strip()
+        else:
+            followed = not theirs.strip()
+    return Recording(path, at + 1, exact=True) if followed else Recording(path, at, exact=False)

@@ -59,7 +59,7 @@ def parse_scenario(text: str, path: str) -> Scenario:
     data = load_yaml(text, path)
     problems: list[Problem] = []
     try:
-        scenario = _read(data, path, problems)
+        scenario = _read(data, path, problems, text)
     except Invalid:
         scenario = None
     if problems or scenario is None:
@@ -106,7 +106,7 @@ def load_all(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[Problem]
     return scenarios, problems
 
 
-def _read(data: Any, path: str, problems: list[Problem]) -> Scenario:
+def _read(data: Any, path: str, problems: list[Problem], text: str) -> Scenario:
     top = Fields(data, "the scenario", path, 1, problems)
     try:
         layer = top.choice("layer", LAYERS)
@@ -115,7 +115,9 @@ def _read(data: Any, path: str, problems: list[Problem]) -> Scenario:
     header = _header(top, path, layer)
     if layer == "driver":
         top.check_keys(_HEADER_KEYS + DRIVER_KEYS)
-        r = StepReader(path, problems, DRIVER_STEPS, dv.TURN_EVENT_TYPES, seed=header.seed)
+        r = StepReader(
+            path, problems, DRIVER_STEPS, dv.TURN_EVENT_TYPES, seed=header.seed, text=text
+        )
         return read_driver_scenario(r, top, header)
     top.check_keys(_HEADER_KEYS + SESSION_KEYS)
     r = StepReader(

@@ -52,8 +52,11 @@ class StepReader:
         *,
         seed: int = 0,
         default_session: str = "main",
+        text: str = "",
     ) -> None:
         self.path = path
+        #: the file's text, for placing what the YAML values alone cannot (an inline body's lines)
+        self.text = text
         self.problems = problems
         self.handlers = handlers
         #: the event types a fault's ``match`` may name

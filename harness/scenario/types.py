@@ -73,6 +73,27 @@ class SessionScenario(ScenarioHeader):
     def event_line(self, index: int) -> int:
         return self.trace[index].line if 0 <= index < len(self.trace) else self.line
 
+    def event_location(self, index: int) -> tuple[str, int]:
+        """The file and line event ``index`` was written at (the header's, out of range)."""
+        return self.path, self.event_line(index)
+
+
+@dataclass(frozen=True, slots=True)
+class Recording:
+    """Where a recorded turn's lines are. The decoders number a recording's lines from 1 within
+    the text they read; in ``file`` (a recording's own file, a part of one such as
+    ``"x.yaml interactions[0] response body"``, or the scenario itself for an inline body)
+    line n of the recording is line ``first_line + n - 1``. ``exact`` is False for an inline
+    body whose lines cannot be followed in the YAML (a quoted or folded string): every event
+    is then at ``first_line``, where the body starts."""
+
+    file: str
+    first_line: int = 1
+    exact: bool = True
+
+    def line(self, recorded: int) -> int:
+        return self.first_line + recorded - 1 if self.exact else self.first_line
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class DriverScenario(ScenarioHeader):
@@ -85,6 +106,8 @@ class DriverScenario(ScenarioHeader):
     cancel_after_reads: int | None = None
     #: a recorded stream fed as it was: (raw text of each server-sent event, its first line)
     raw_wire: tuple[tuple[str, int], ...] = ()
+    #: where the turn's lines are, for a turn read from a recording (None: the scenario's steps)
+    recording: Recording | None = None
 
     @property
     def events(self) -> tuple[dv.TurnEvent, ...]:
@@ -92,7 +115,16 @@ class DriverScenario(ScenarioHeader):
         return self.turn
 
     def event_line(self, index: int) -> int:
-        return self.turn[index].line if 0 <= index < len(self.turn) else self.line
+        return self.event_location(index)[1]
+
+    def event_location(self, index: int) -> tuple[str, int]:
+        """The file and line event ``index`` came from: the scenario's step, or the place in the
+        recording the decoder read it at (the header's, out of range)."""
+        if not 0 <= index < len(self.turn):
+            return self.path, self.line
+        if self.recording is None:
+            return self.path, self.turn[index].line
+        return self.recording.file, self.recording.line(self.turn[index].line)
 
 
 def fields_of(header: ScenarioHeader) -> dict[str, Any]:

@@ -7,8 +7,11 @@ from pathlib import Path
 from textwrap import dedent
 
 from harness import replay
+from harness.adapters.driver.mutants import BatchesCalls
+from harness.adapters.registry import AdapterInfo
 from harness.report import render_violation
-from harness.scenario import load_scenario, parse_scenario
+from harness.scenario import load_scenario
+from tests.scenarios_for_tests import parse_session
 
 # A store that copies a sub-agent's messages into its parent: the leaked text is the
 # sub-agent's message, written when its last delta arrived, long before the checkpoint.
@@ -35,7 +38,7 @@ SUB_AGENT_TEXT = dedent(
 
 
 def test_a_sub_agent_text_leak_is_located_at_the_leaking_message():
-    scenario = parse_scenario(SUB_AGENT_TEXT, "leak.yaml")
+    scenario = parse_session(SUB_AGENT_TEXT, "leak.yaml")
     result = replay(scenario, "history-mutant-subagent-into-parent")
     leaks = [v for v in result.violations if "holds the text" in v.message]
     assert leaks, result.violations
@@ -52,7 +55,15 @@ def test_a_sub_agent_text_leak_is_located_at_the_leaking_message():
 # A recorded stream's violations point into the recording: its own file, the cassette's body, or
 # for an inline body, the scenario's lines when they can be followed there.
 RECORDED = Path(__file__).parent.parent / "cassettes/real-traffic/anthropic-sdk-python"
-HOLDS_CALLS = "driver-mutant-anthropic-batches-calls"
+
+
+class _BatchesCallsOnTheMessagesAPI(BatchesCalls):
+    dialect = "anthropic"  # the bundled mutant reads the agent stream; these recordings are bodies
+
+
+HOLDS_CALLS = AdapterInfo(
+    "batches-calls-messages-api", "driver", "mutant", _BatchesCallsOnTheMessagesAPI
+)
 WIRE_HEADER = """\
 id: wire-{kind}
 title: wire
@@ -62,7 +73,9 @@ layer: driver
 """
 
 
-def first_location(scenario_text: str, path: Path, adapter: str) -> tuple[str, dict[str, object]]:
+def first_location(
+    scenario_text: str, path: Path, adapter: str | AdapterInfo
+) -> tuple[str, dict[str, object]]:
     """The header line of the first violation as rendered, and the violation in the JSON."""
     path.write_text(scenario_text)
     result = replay(load_scenario(path), adapter)

@@ -43,7 +43,7 @@ def adapter_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str)
 
 
 def test_a_factory_importing_its_library_is_not_timed_out(tmp_path, monkeypatch):
-    library = slow_library(tmp_path, modules=8, seconds=0.1)  # 0.8 s in all, 0.1 s a module
+    library = slow_library(tmp_path, modules=10, seconds=0.15)  # 1.5 s in all, 0.15 s a module
     reference = adapter_module(
         tmp_path,
         monkeypatch,
@@ -55,12 +55,12 @@ def test_a_factory_importing_its_library_is_not_timed_out(tmp_path, monkeypatch)
             return ReferenceSessionConsumer()
         """,
     )
-    result = replay(load_scenario(SESSION), resolve_adapter(reference), timeout=0.3)
+    result = replay(load_scenario(SESSION), resolve_adapter(reference), timeout=0.6)
     assert (result.status, result.error) == ("pass", None)
 
 
 def test_a_driver_importing_its_library_on_its_first_call_is_not_timed_out(tmp_path, monkeypatch):
-    library = slow_library(tmp_path, modules=8, seconds=0.1)
+    library = slow_library(tmp_path, modules=10, seconds=0.15)
     reference = adapter_module(
         tmp_path,
         monkeypatch,
@@ -76,12 +76,12 @@ def test_a_driver_importing_its_library_on_its_first_call_is_not_timed_out(tmp_p
             return Driver()
         """,
     )
-    result = replay(load_scenario(DRIVER), resolve_adapter(reference), timeout=0.3)
+    result = replay(load_scenario(DRIVER), resolve_adapter(reference), timeout=0.6)
     assert (result.status, result.error) == ("pass", None)
 
 
 def test_a_module_that_never_finishes_loading_is_still_a_hang(tmp_path, monkeypatch):
-    library = slow_library(tmp_path, modules=1, seconds=3)
+    library = slow_library(tmp_path, modules=1, seconds=4)
     reference = adapter_module(
         tmp_path,
         monkeypatch,

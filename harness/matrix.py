@@ -2,7 +2,9 @@
 
 Runs the adapter of every installed library in ``harness.adapters.libs.LIBRARIES`` over the
 driver scenarios and puts each failure next to its plain-words explanation
-(``harness.adapters.libs.explanations``). A library that is not installed is listed with the
+(``harness.adapters.libs.explanations``). A scenario tagged ``gateway`` holds a shape that only
+gateways, proxies and other vendors' compatible servers send; its results are counted and listed
+apart from those of first-party shapes. A library that is not installed is listed with the
 extra that installs it. The output holds no timings and no paths, so it can be committed
 (``docs/conformance.md``) and diffed when a library's behaviour changes.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from harness.adapters.libs import LIBRARIES, Library
 from harness.adapters.libs.explanations import EXPLANATIONS
@@ -22,6 +25,16 @@ from harness.scenario import Scenario
 
 #: how many violation messages a generic explanation quotes
 _QUOTED = 3
+
+#: the scenario tag of shapes that no first-party server sends (docs/SCENARIOS.md)
+GATEWAY_TAG = "gateway"
+
+Origin = Literal["first-party", "gateway"]
+
+
+def origin(result: ScenarioResult) -> Origin:
+    """Who sends the scenario's shape: the dialect's own servers, or only gateways and proxies."""
+    return "gateway" if GATEWAY_TAG in result.scenario.tags else "first-party"
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,9 @@ class LibraryRun:
     @property
     def failed(self) -> tuple[ScenarioResult, ...]:
         return tuple(r for r in self.results if r.status in ("fail", "error"))
+
+    def failed_from(self, where: Origin) -> tuple[ScenarioResult, ...]:
+        return tuple(r for r in self.failed if origin(r) == where)
 
 
 def run_libraries(
@@ -98,6 +114,7 @@ def to_json(runs: Sequence[LibraryRun]) -> dict[str, object]:
                 {
                     "scenario": r.scenario.id,
                     "status": r.status,
+                    "origin": origin(r),
                     "rules": list(r.rules_broken),
                     "explanation": explanation(run, r),
                 }
@@ -118,8 +135,23 @@ def install_hint(library: Library) -> str:
     return f"pip install 'streamharness[{library.extra}]'"
 
 
+def _failed(run: LibraryRun, word: str = "") -> str:
+    """Failures on first-party shapes, then those behind gateways: ``2 (+3 gateway)``, or with
+    ``word``, ``2 failed (+3 gateway)``."""
+    first, behind = len(run.failed_from("first-party")), len(run.failed_from("gateway"))
+    return f"{first}{word}" + (f" (+{behind} gateway)" if behind else "")
+
+
 def _counts(run: LibraryRun) -> str:
-    return f"{run.count('pass')} passed, {run.count('fail', 'error')} failed, {run.count('skip')} skipped"
+    return f"{run.count('pass')} passed, {_failed(run, ' failed')}, {run.count('skip')} skipped"
+
+
+def _failure_lines(run: LibraryRun, results: Sequence[ScenarioResult]) -> list[str]:
+    lines = []
+    for result in results:
+        rules = ", ".join(f"`{rule}`" for rule in result.rules_broken) or "error"
+        lines += ["", f"- **{result.scenario.id}** ({rules}): {explanation(run, result)}"]
+    return lines
 
 
 def render_markdown(runs: Sequence[LibraryRun]) -> str:
@@ -133,7 +165,9 @@ def render_markdown(runs: Sequence[LibraryRun]) -> str:
         "tool call to its user: as soon as the call is complete (per-call) or with the whole",
         "message at the end (per-message). Scenarios its dialect cannot carry are skipped and",
         "only counted. A failure is what the rules found; the explanation says what the library",
-        "did and what its user would see.",
+        "did and what its user would see. Failures on shapes that only gateways, proxies and",
+        "other vendors' compatible servers send (scenarios tagged `gateway`) are counted apart,",
+        'as `(+N gateway)`, and listed under "Behind gateways and proxies".',
         "",
         "| library | version | contract | passed | failed | skipped |",
         "|---|---|---|---|---|---|",
@@ -142,7 +176,7 @@ def render_markdown(runs: Sequence[LibraryRun]) -> str:
         if run.installed:
             lines.append(
                 f"| {run.library.name} | {run.version} | {run.contract} | {run.count('pass')} "
-                f"| {run.count('fail', 'error')} | {run.count('skip')} |"
+                f"| {_failed(run)} | {run.count('skip')} |"
             )
         else:
             lines.append(
@@ -155,9 +189,13 @@ def render_markdown(runs: Sequence[LibraryRun]) -> str:
             lines.append(f"Not installed here: `{install_hint(run.library)}`.")
             continue
         lines.append(f"Contract: {run.contract}. {_counts(run)}.")
-        for result in run.failed:
-            rules = ", ".join(f"`{rule}`" for rule in result.rules_broken) or "error"
-            lines += ["", f"- **{result.scenario.id}** ({rules}): {explanation(run, result)}"]
+        first, behind = run.failed_from("first-party"), run.failed_from("gateway")
+        if behind and not first:
+            lines += ["", "No failure on what first-party servers send."]
+        lines += _failure_lines(run, first)
+        if behind:
+            lines += ["", "**Behind gateways and proxies** (shapes no first-party server sends):"]
+            lines += _failure_lines(run, behind)
     return "\n".join(lines) + "\n"
 
 

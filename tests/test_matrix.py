@@ -101,7 +101,8 @@ def test_the_json_document_has_one_entry_per_library_and_scenario(
     assert unexplained["contract"] == "per-call"
     assert len(unexplained["results"]) == len(list(DRIVER.glob("*.yaml")))
     for result in unexplained["results"]:
-        assert set(result) == {"scenario", "status", "rules", "explanation"}
+        assert set(result) == {"scenario", "status", "origin", "rules", "explanation"}
+        assert result["origin"] in ("first-party", "gateway")
         assert (result["status"] == "fail") == bool(result["rules"])
 
 

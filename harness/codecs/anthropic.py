@@ -22,8 +22,13 @@ QUIRKS = {
     "ping_every_3": "a ping event after every third event",
     "crlf": "CRLF line ends",
     "padded_json": "spaces inside and around the data JSON",
-    "duplicate_message_start": "message_start sent twice (REAL_BUGS row 14)",
-    "duplicate_block_stop": "content_block_stop of each tool_use sent twice (REAL_BUGS row 15)",
+    "duplicate_message_start": (
+        "message_start sent twice; gateway-only: LiteLLM proxy, bifrost (REAL_BUGS row 14)"
+    ),
+    "duplicate_block_stop": (
+        "content_block_stop of each tool_use sent twice; gateway-only: a LiteLLM proxy "
+        "release (REAL_BUGS row 15)"
+    ),
     "assembled_message": "the SDK's assembled 'assistant' message after each cycle's stream (seed 002, REAL_BUGS row 16)",
 }
 

@@ -14,17 +14,39 @@ from harness.model.driver import WireChunk
 from harness.wire import DONE, WireError, json_data, parse_sse
 
 QUIRKS = {
-    "same_index": "every parallel call streams at index 0 (REAL_BUGS rows 1-3)",
-    "no_index": "tool call deltas carry no index (REAL_BUGS row 4)",
-    "first_index_1": "the first call has index 1 (REAL_BUGS row 5)",
-    "name_every_chunk": "the function name repeated on every chunk (REAL_BUGS row 6)",
-    "id_every_chunk": "the call id repeated on every chunk",
-    "id_changes": "continuation chunks carry another id (REAL_BUGS row 7)",
-    "whole_call_one_chunk": "each call arrives whole in one chunk (REAL_BUGS row 2)",
-    "finish_stop_with_tools": "finish_reason 'stop' although tool calls were made (REAL_BUGS row 11)",
+    "same_index": (
+        "every parallel call streams at index 0; gateway-only: Ollama through LiteLLM, "
+        "Groq, relays of Gemini (REAL_BUGS rows 1-3)"
+    ),
+    "no_index": (
+        "tool call deltas carry no index; gateway-only: Gemini's OpenAI-compatible "
+        "endpoint, Ollama (REAL_BUGS row 4)"
+    ),
+    "first_index_1": (
+        "the first call has index 1; gateway-only: Bedrock Claude through LiteLLM, "
+        "DeepSeek (REAL_BUGS row 5)"
+    ),
+    "name_every_chunk": (
+        "the function name repeated on every chunk; gateway-only: llama.cpp's server, "
+        "bifrost (REAL_BUGS row 6)"
+    ),
+    "id_every_chunk": (
+        "the call id repeated on every chunk; gateway-only: some OpenAI-compatible servers "
+        "(OpenAI's own recordings send it once)"
+    ),
+    "id_changes": (
+        "continuation chunks carry another id; gateway-only: GLM on Mistral's API (REAL_BUGS row 7)"
+    ),
+    "whole_call_one_chunk": (
+        "each call arrives whole in one chunk; gateway-only: Groq (REAL_BUGS row 2)"
+    ),
+    "finish_stop_with_tools": (
+        "finish_reason 'stop' although tool calls were made: Ollama and gateways, and at times "
+        "OpenAI's own gpt-4o (REAL_BUGS row 11)"
+    ),
     "usage_chunk": "a final usage chunk with empty choices (REAL_BUGS row 13)",
-    "no_done": "no [DONE] at the end",
-    "keep_alive": "SSE comment lines between chunks",
+    "no_done": "no [DONE] at the end; gateway-only: Writer's API, some proxies",
+    "keep_alive": "SSE comment lines between chunks; gateway-only: proxies keeping a stream open",
 }
 
 _FINISH = {

@@ -1,0 +1,174 @@
+"""Shapes that only gateways, proxies and third-party servers send: the ``gateway`` tag of the
+driver scenarios, the ``gateway-only`` codec quirks, and ``harness matrix`` showing the failures
+on them apart from those on first-party shapes (docs/SCENARIOS.md, "First party or behind a
+gateway")."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.adapters.libs import Library
+from harness.codecs.registry import dialects
+from harness.matrix import (
+    GATEWAY_TAG,
+    LibraryRun,
+    origin,
+    render_json,
+    render_markdown,
+    render_summary,
+    run_libraries,
+)
+from harness.scenario import DriverScenario, load_all, load_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+DRIVER = ROOT / "scenarios" / "driver"
+
+#: what may send a gateway shape: gateways, proxies, translation layers and third-party
+#: servers speaking another vendor's dialect; a tagged scenario names one of them
+SENDERS = (
+    "gateway",
+    "proxy",
+    "proxies",
+    "relay",
+    "litellm",
+    "openrouter",
+    "portkey",
+    "bifrost",
+    "bedrock",
+    "ollama",
+    "groq",
+    "mistral",
+    "deepseek",
+    "vllm",
+    "llama.cpp",
+    "writer",
+    "openai-compatible",
+    "compatibility endpoint",
+    "second layer",
+)
+#: a "library" that fails text-before-tool-call: a bundled driver mutant
+MUTANT = Library(
+    "mutant", "driver-mutant-anthropic-text-after-calls", ("harness",), ("streamharness",)
+)
+
+
+def driver_scenarios() -> list[DriverScenario]:
+    scenarios, problems = load_all([str(DRIVER)])
+    assert not problems
+    return [s for s in scenarios if isinstance(s, DriverScenario)]
+
+
+def gateway_only_quirks() -> dict[str, str]:
+    quirks: dict[str, str] = {}
+    for codec in dialects().values():
+        for name, description in codec.quirks.items():
+            if "gateway-only" in description:
+                quirks[name] = description
+    return quirks
+
+
+def test_every_gateway_scenario_names_what_sends_its_shape() -> None:
+    tagged = [s for s in driver_scenarios() if GATEWAY_TAG in s.tags]
+    assert tagged
+    silent = [
+        s.id
+        for s in tagged
+        if not any(word in f"{s.source} {s.description}".lower() for word in SENDERS)
+    ]
+    assert not silent, f"tagged {GATEWAY_TAG} without naming a gateway or proxy: {silent}"
+
+
+def test_a_scenario_with_a_gateway_only_quirk_is_tagged_gateway() -> None:
+    quirks = gateway_only_quirks()
+    assert {"same_index", "no_index", "duplicate_block_stop", "keep_alive"} <= set(quirks)
+    untagged = [
+        f"{s.id} ({', '.join(q for q in s.quirks if q in quirks)})"
+        for s in driver_scenarios()
+        if GATEWAY_TAG not in s.tags and any(q in quirks for q in s.quirks)
+    ]
+    assert not untagged, f"scenarios with gateway-only quirks but no {GATEWAY_TAG} tag: {untagged}"
+
+
+def test_a_gateway_only_quirk_names_who_sends_it() -> None:
+    for name, description in gateway_only_quirks().items():
+        _, senders = description.split("gateway-only", 1)
+        assert senders.strip(" :()").strip(), name
+
+
+def test_first_party_shapes_stay_untagged() -> None:
+    # recorded first-party traffic and shapes first-party servers send at times
+    scenarios = {s.id: s for s in driver_scenarios()}
+    for scenario_id in (
+        "recorded-anthropic-tool-use",
+        "recorded-openai-parallel-calls",
+        "usage-chunk-empty-choices",
+        "finish-stop-with-tool-calls",
+        "truncated-arguments-max-tokens",
+        "parallel-calls",
+    ):
+        assert GATEWAY_TAG not in scenarios[scenario_id].tags, scenario_id
+
+
+@pytest.fixture(scope="module")
+def split_run() -> LibraryRun:
+    """The mutant over one first-party scenario and the same turn tagged gateway: both fail."""
+    first = load_scenario(DRIVER / "text-before-tool-call.yaml")
+    behind = dataclasses.replace(
+        first, id="text-before-tool-call-behind-a-proxy", tags=(*first.tags, GATEWAY_TAG)
+    )
+    passing = load_scenario(DRIVER / "continuation-without-id.yaml")
+    (run,) = run_libraries([behind, passing, first], [MUTANT])
+    assert [r.status for r in run.results] == ["fail", "pass", "fail"]
+    return run
+
+
+def test_the_json_gives_each_result_its_origin(split_run: LibraryRun) -> None:
+    (library,) = json.loads(render_json([split_run]))["libraries"]
+    origins = {r["scenario"]: r["origin"] for r in library["results"]}
+    assert origins == {
+        "text-before-tool-call-behind-a-proxy": "gateway",
+        "continuation-without-id": "first-party",
+        "text-before-tool-call": "first-party",
+    }
+    assert [origin(r) for r in split_run.failed] == ["gateway", "first-party"]
+
+
+def test_the_markdown_lists_first_party_failures_first_and_counts_apart(
+    split_run: LibraryRun,
+) -> None:
+    markdown = render_markdown([split_run])
+    assert "| mutant | " in markdown
+    assert "| 1 | 1 (+1 gateway) | 0 |" in markdown
+    assert "Contract: per-call. 1 passed, 1 failed (+1 gateway), 0 skipped." in markdown
+    section = markdown[markdown.index("## mutant") :]
+    first = section.index("- **text-before-tool-call** ")
+    heading = section.index("**Behind gateways and proxies**")
+    behind = section.index("- **text-before-tool-call-behind-a-proxy** ")
+    assert first < heading < behind
+    assert "No failure on what first-party servers send." not in section
+
+
+def test_a_library_failing_only_behind_gateways_says_so(split_run: LibraryRun) -> None:
+    only_behind = dataclasses.replace(
+        split_run, results=tuple(r for r in split_run.results if origin(r) == "gateway")
+    )
+    markdown = render_markdown([only_behind])
+    assert "| 0 | 0 (+1 gateway) | 0 |" in markdown
+    section = markdown[markdown.index("## mutant") :]
+    assert section.index("No failure on what first-party servers send.") < section.index(
+        "**Behind gateways and proxies**"
+    )
+
+
+def test_the_demo_summary_counts_gateway_failures_apart(split_run: LibraryRun) -> None:
+    first_only = dataclasses.replace(
+        split_run, results=tuple(r for r in split_run.results if origin(r) == "first-party")
+    )
+    lines = render_summary([split_run, first_only]).splitlines()[1:]
+    assert lines[0].endswith("per-call     1 passed, 1 failed (+1 gateway), 0 skipped")
+    assert lines[1].endswith("per-call     1 passed, 1 failed, 0 skipped")
+    assert "**Behind gateways and proxies**" not in render_markdown([first_only])

@@ -1,21 +1,24 @@
 """The ``harness`` command: a thin shell over the library.
 
 Exit codes: 0 everything passed, 1 a rule was violated (or an adapter misbehaved), 2 the command
-line or an input file is wrong.
+line or an input file is wrong; 141 (128 + SIGPIPE, as a shell reports it) when whoever read the
+output closed the pipe early, as ``harness run ... | head`` does.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
-from harness.scenario import Scenario
+from harness.scenario import LAYERS, Scenario
 from harness.wire import WireError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 141
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="a bundled adapter's name, MODULE:FACTORY, or exec:COMMAND for a consumer in another process",
     )
     run.add_argument("--format", choices=("table", "json"), default="table")
+    run.add_argument(
+        "--layer",
+        action="append",
+        default=[],
+        choices=LAYERS,
+        metavar="LAYER",
+        help=f"only scenarios of this layer ({', '.join(LAYERS)}; repeatable)",
+    )
     run.add_argument(
         "--rule", action="append", default=[], metavar="ID", help="check only these rules"
     )
@@ -95,9 +106,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
-        return int(_COMMANDS[args.command](args))
+        args = build_parser().parse_args(argv)
+        code = int(_COMMANDS[args.command](args))
+        sys.stdout.flush()  # here, so that a closed pipe is met inside the try
+        return code
+    except BrokenPipeError:
+        # Nobody reads the rest. Point stdout at devnull so the interpreter's own flush at exit
+        # does not fail again, and end as a process that SIGPIPE ended would.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except ScenarioError as exc:
         _print_problems(exc.problems)
         return EXIT_USAGE
@@ -148,6 +167,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
     adapter = resolve_adapter(args.adapter)
     scenarios = _load(args.paths)
+    if args.layer:
+        scenarios = [s for s in scenarios if s.layer in args.layer]
+        if not scenarios:
+            layers = " or ".join(dict.fromkeys(args.layer))
+            raise UsageError(f"no scenario of the {layers} layer under {', '.join(args.paths)}")
     results = [
         replay(
             s,

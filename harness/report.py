@@ -17,6 +17,9 @@ from harness.rules.registry import Violation
 
 _MARK = {"pass": "PASS ", "fail": "FAIL ", "skip": "SKIP ", "error": "ERROR"}
 
+#: the product's layers in the order the docs list them
+_LAYER_ORDER = ("session", "history", "driver")
+
 #: violations shown per result; the JSON output (``--format json``) has all of them
 MAX_VIOLATIONS_SHOWN = 10
 
@@ -138,8 +141,12 @@ def render_failure(result: ScenarioResult, reproduce: Sequence[str] | None = Non
 
 
 def render_table(results: Sequence[ScenarioResult]) -> str:
+    """A line per scenario (violations located under a failure), then the counts. Scenarios of
+    a layer the adapter does not implement are not listed: one line says how many were left
+    out, and why."""
     lines: list[str] = []
-    for result in results:
+    shown = [r for r in results if adapter_layers_if_left_out(r) is None]
+    for result in shown:
         extra = ""
         if result.status == "fail":
             extra = f"  ({', '.join(result.rules_broken)})"
@@ -151,8 +158,39 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
         if result.status in ("fail", "error"):
             lines.extend(render_violations(result))
             lines.append(f"  reproduce: {reproduce_command(result)}")
-    lines.append(summary_line(results))
+    left_out = left_out_line(results)
+    if left_out is not None:
+        lines.append(left_out)
+    lines.append(summary_line(shown))
     return "\n".join(lines)
+
+
+def adapter_layers_if_left_out(result: ScenarioResult) -> str | None:
+    """The layers the adapter implements (as the replay names them, e.g. ``driver``), when the
+    result is a skip because the scenario's layer is not one of them; otherwise None."""
+    if result.status != "skip" or result.skip_reason is None:
+        return None
+    # the replay's reason for exactly this skip (harness.replay.replay)
+    prefix = f"needs the {result.scenario.layer} layer; the adapter implements: "
+    if not result.skip_reason.startswith(prefix):
+        return None
+    return result.skip_reason[len(prefix) :]
+
+
+def left_out_line(results: Sequence[ScenarioResult]) -> str | None:
+    """E.g. ``62 scenarios of the session and history layers left out: the adapter implements
+    driver``; None when every scenario is of a layer the adapter implements."""
+    left_out = [(r, offered) for r in results if (offered := adapter_layers_if_left_out(r))]
+    if not left_out:
+        return None
+    layers = sorted({r.scenario.layer for r, _ in left_out}, key=_LAYER_ORDER.index)
+    named = " and ".join([", ".join(layers[:-1]), layers[-1]] if len(layers) > 1 else layers)
+    count = len(left_out)
+    noun = "scenario" if count == 1 else "scenarios"
+    kind = "layers" if len(layers) > 1 else "layer"
+    offered = left_out[0][1]
+    implements = "no layer" if offered == "none" else offered
+    return f"{count} {noun} of the {named} {kind} left out: the adapter implements {implements}"
 
 
 def summary_line(results: Sequence[ScenarioResult]) -> str:

@@ -384,11 +384,33 @@ def parallel_apart(c: DriverCheck) -> Iterator[Finding]:
         "goes on after the turn (an agent's stream; reading on to the end of a response body "
         "is how a driver finds the end of it), and reports it "
         "once, with the stop reason the server sent or the one the turn's content implies (a "
-        "final message with tool calls stopped for tool_use, whatever the server said)."
+        "final message with tool calls stopped for tool_use, whatever the server said). A "
+        "cancelled turn has not ended: its end is not owed, and reporting it before the final "
+        "stop was read ends the turn too early."
     ),
 )
 def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
     run, facts = c.run, c.facts
+    ends = [n for n, chunk in enumerate(run.chunks) if chunk.origin == facts.final_stop]
+    first, last = (ends[0] + 1, ends[-1] + 1) if ends else (len(run.chunks), len(run.chunks))
+    if run.cancel_after is not None:
+        # A cancelled turn has not ended, so neither its end nor how far the driver read is
+        # owed; but an end reported before the turn's final stop was read ended it too early.
+        early = [(o, n) for o, n in run.outputs if isinstance(o, TurnEnd) and n < first]
+        if early:
+            end, reads = early[0]
+            cancelled = (
+                f"; the turn was cancelled after chunk {run.cancel_after}, before its end"
+                if run.cancel_after < first
+                else ""
+            )
+            yield Finding(
+                c.event_at(reads),
+                f"the driver reported the end of the turn (stop_reason {end.stop_reason!r}) "
+                f"after chunk {reads} (event {c.event_at(reads)}), before it read the turn's "
+                f"final stop (event {facts.final_stop}, chunk {first}){cancelled}",
+            )
+        return
     if c.stopped_early:
         return
     if not facts.ended:
@@ -401,8 +423,6 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
                 f"the last cycle stopped for tool_use, so the turn goes on past it",
             )
         return
-    ends = [n for n, chunk in enumerate(run.chunks) if chunk.origin == facts.final_stop]
-    first, last = (ends[0] + 1, ends[-1] + 1) if ends else (len(run.chunks), len(run.chunks))
     # a dialect that ends the turn by ending the body (no [DONE]): finding the end is reading it
     body_end_ends_turn = not ends
     if run.reads < first:

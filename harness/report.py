@@ -112,11 +112,18 @@ def render_violation(
 
 
 def render_violations(result: ScenarioResult, *, limit: int = MAX_VIOLATIONS_SHOWN) -> list[str]:
-    """The first ``limit`` violations, each located with its excerpt, then how many are left."""
+    """The first ``limit`` root causes, each located with its excerpt and followed by the
+    violations that follow from it (one line each), then how many are left."""
     lines: list[str] = []
-    for violation in result.violations[:limit]:
-        lines.extend(render_violation(result, violation))
-    hidden = len(result.violations) - limit
+    roots = result.root_causes
+    for root in roots[:limit]:
+        lines.extend(render_violation(result, root))
+        for then in result.violations:
+            if then.cause == (root.rule, root.event_index):
+                lines.append(
+                    f"    which also breaks [{then.rule}] at event {then.event_index}: {then.message}"
+                )
+    hidden = len(roots) - limit
     if hidden > 0:
         lines.append(f"  ... and {hidden} more violations (--format json lists them all)")
     return lines

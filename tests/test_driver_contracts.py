@@ -19,6 +19,7 @@ from harness.adapters.driver.reference import (
 from harness.adapters.registry import AdapterInfo
 from harness.model.driver import DriverOutput, Refusal, ToolCallOut, TurnEnd
 from harness.replay import ScenarioResult, replay
+from harness.report import render_violations
 from harness.rules.driver import same_arguments
 from harness.scenario import DriverScenario, Scenario
 from tests.scenarios_for_tests import library_driver as library
@@ -352,3 +353,20 @@ def test_the_messages_api_carries_one_message_and_an_agent_stream_several() -> N
     assert messages_api.status == "skip"
     assert "dialect anthropic-agent" in (messages_api.skip_reason or "")
     assert rules_broken(run(AnthropicAgentDriver(), target)) == set()
+
+
+def test_one_root_cause_is_reported_once_with_its_consequences_under_it() -> None:
+    # Two parallel calls at one index glued into one: the merge is the cause; the two lost
+    # calls, the unknown glued id and the order of the outputs follow from it.
+    result = replay(library("same-index-parallel-calls"), "driver-mutant-openai-merges-same-index")
+    (root,) = result.root_causes
+    assert root.rule == "parallel-apart"
+    consequences = [v for v in result.violations if v.cause == (root.rule, root.event_index)]
+    assert len(consequences) == len(result.violations) - 1
+    assert {v.rule for v in consequences} >= {"emit-once-early"}
+    text = "\n".join(render_violations(result))
+    assert text.count("[parallel-apart]") == 1
+    assert "which also breaks [emit-once-early]" in text
+    data = result.to_json()["violations"]
+    assert isinstance(data, list)
+    assert sum("cause" not in v for v in data) == 1

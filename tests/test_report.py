@@ -46,7 +46,8 @@ def test_a_driver_failure_shows_the_turn_events_around_the_violation(driver_fail
     text = render_failure(driver_failure)
     event = turn[at]
     marked = [line for line in text.splitlines() if line.lstrip().startswith(">")]
-    assert len(marked) == len(driver_failure.violations)  # one marked event per violation
+    # one marked event per root cause; what follows from one is a line beneath it, no excerpt
+    assert len(marked) == len(driver_failure.root_causes)
     assert re.search(
         rf"^\s+>\s+{at}\s+line {event.line}\s+{event.kind}\s+index={event.index}$", text, re.M
     )

@@ -38,3 +38,57 @@ def test_an_id_is_registered_once(empty_registry):
     rule("twice", layer="test", statement="s", source="tests")(lambda c: ())
     with pytest.raises(ValueError, match="registered twice"):
         rule("twice", layer="test", statement="s", source="tests")(lambda c: ())
+
+
+def _register(rule_id: str, precedence: int, derived: bool = False) -> None:
+    @rule(
+        rule_id, layer="test", statement="s", source="tests", precedence=precedence, derived=derived
+    )
+    def check(context: object) -> Iterator[Finding]:
+        yield from ()
+
+
+def test_violations_about_one_call_follow_the_most_fundamental_one(empty_registry):
+    _register("merged", 20)
+    _register("lost", 50)
+    _register("order", 80, derived=True)
+    _register("turn", 70)
+    found = [
+        Violation("lost", 5, "a lost", "call_a"),
+        Violation("merged", 6, "a and b merged into ab", "call_a call_b call_ab"),
+        Violation("lost", 10, "b lost", "call_b"),
+        Violation("lost", 11, "ab unknown", "call_ab"),
+        Violation("order", 12, "order differs"),
+        Violation("turn", 12, "read past the end"),
+    ]
+    grouped = registry.attribute_causes(found)
+    root = ("merged", 6)
+    assert [(v.rule, v.event_index, v.cause) for v in grouped] == [
+        ("merged", 6, None),
+        ("lost", 5, root),
+        ("lost", 10, root),
+        ("lost", 11, root),
+        ("order", 12, root),
+        ("turn", 12, None),  # about the turn as a whole: a root of its own
+    ]
+
+
+def test_a_derived_violation_alone_is_its_own_root(empty_registry):
+    _register("order", 80, derived=True)
+    (only,) = registry.attribute_causes([Violation("order", 3, "order differs")])
+    assert only.cause is None
+
+
+def test_roots_that_share_a_call_follow_one_chain_to_the_best_root(empty_registry):
+    # c shares a call with b, b shares one with a, which ranks best: everything leads to a
+    _register("a", 10)
+    _register("b", 20)
+    _register("c", 30)
+    grouped = registry.attribute_causes(
+        [
+            Violation("c", 1, "c", "y"),
+            Violation("b", 2, "b", "x y"),
+            Violation("a", 3, "a", "x"),
+        ]
+    )
+    assert [(v.rule, v.cause) for v in grouped] == [("a", None), ("c", ("a", 3)), ("b", ("a", 3))]

@@ -16,7 +16,7 @@ from harness.replay.driver import DriverReplay
 from harness.replay.history import HistoryReplay
 from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import SessionReplay
-from harness.rules.registry import rules_for
+from harness.rules.registry import attribute_causes, rules_for
 from harness.scenario import DriverScenario, Scenario
 
 #: Seconds one adapter call may take before the replay is abandoned as hung.
@@ -86,7 +86,7 @@ def replay(
             scenario,
             info.name,
             status,
-            run.violations,
+            attribute_causes(run.violations),
             error,
             skip_reason,
             seconds,

@@ -30,6 +30,11 @@ class ScenarioResult:
     def rules_broken(self) -> tuple[str, ...]:
         return tuple(sorted({v.rule for v in self.violations}))
 
+    @property
+    def root_causes(self) -> tuple[Violation, ...]:
+        """The violations no other one explains; the rest follow from one of these."""
+        return tuple(v for v in self.violations if v.cause is None)
+
     def line_of(self, violation: Violation) -> int:
         return self.scenario.event_line(violation.event_index)
 
@@ -49,6 +54,11 @@ class ScenarioResult:
                     "file": self.file_of(v),
                     "line": self.line_of(v),
                     "message": v.message,
+                    **(
+                        {"cause": {"rule": v.cause[0], "event_index": v.cause[1]}}
+                        if v.cause
+                        else {}
+                    ),
                 }
                 for v in self.violations
             ],

@@ -161,6 +161,7 @@ def _emitted_by_id(c: DriverCheck) -> dict[str, list[tuple[ToolCallOut, int]]]:
 @rule(
     "strict-assembly",
     layer="driver",
+    precedence=40,
     source=f"{SEED_003}; REAL_BUGS rows 6, 9, 10",
     statement=(
         "Argument fragments, concatenated in arrival order, equal the original arguments and "
@@ -181,12 +182,14 @@ def strict_assembly(c: DriverCheck) -> Iterator[Finding]:
             yield Finding(
                 call.start,
                 f"tool call {call.id} was emitted with the name {got.name!r}; the stream names it {call.name!r}",
+                call.id,
             )
         if not same_arguments(got.arguments, call.arguments):
             yield Finding(
                 call.complete,
                 f"tool call {call.id} ({call.name}) was emitted with the arguments {got.arguments[:80]!r}; "
                 f"its fragments add up to {call.arguments[:80]!r}",
+                call.id,
             )
         elif got.valid != call.valid:
             verdict = "valid" if got.valid else "invalid"
@@ -199,12 +202,14 @@ def strict_assembly(c: DriverCheck) -> Iterator[Finding]:
                 call.complete,
                 f"tool call {call.id} ({call.name}) was emitted as {verdict}, but its arguments "
                 f"{call.arguments[:80]!r} are {truth}",
+                call.id,
             )
 
 
 @rule(
     "emit-once-early",
     layer="driver",
+    precedence=50,
     source=f"{SEED_003}; REAL_BUGS row 16",
     statement=(
         "Each tool call is emitted exactly once, and on time for the driver's declared "
@@ -227,6 +232,7 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
             yield Finding(
                 call.complete,
                 f"tool call {call.id} ({call.name}) is complete at this event but was never emitted",
+                call.id,
             )
             continue
         partial = [e for e, _ in emitted if not same_arguments(e.arguments, call.arguments)]
@@ -235,6 +241,7 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
                 call.complete,
                 f"tool call {call.id} ({call.name}) was emitted {len(emitted)} times, "
                 f"{len(partial)} of them with partial arguments (e.g. {partial[0].arguments[:40]!r})",
+                call.id,
             )
             continue
         due, when = c.due(call), emitted[0][1]
@@ -247,6 +254,7 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
                 f"only after chunk {when} (at event {c.event_at(when)}); in between, the driver "
                 f"read {len(held)} chunk(s) of content without passing the call on (the first: "
                 f"chunk {held[0]}, event {c.event_at(held[0])})",
+                call.id,
             )
     for call_id, emitted in by_id.items():
         if call_id not in expected:
@@ -254,12 +262,14 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
                 c.event_at(emitted[0][1]),
                 f"a tool call with the id {call_id!r} was emitted ({len(emitted)} time(s)); the "
                 f"stream has no such call",
+                call_id,
             )
 
 
 @rule(
     "no-duplicates",
     layer="driver",
+    precedence=30,
     source="seed 002 (ClaudeSDKDriver); REAL_BUGS rows 14-16",
     statement=(
         "Raw stream events plus pre-assembled messages, or a repeated message_start or "
@@ -277,6 +287,7 @@ def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
             yield Finding(
                 c.event_at(emitted[1][1]),
                 f"tool call {call_id} was emitted {len(emitted)} times with the same arguments",
+                call_id,
             )
     if not c.stopped_early:
         text = "".join(o.text for o, _ in c.run.outputs if isinstance(o, TextOut))
@@ -295,6 +306,8 @@ def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
 @rule(
     "order",
     layer="driver",
+    precedence=80,
+    derived=True,
     source=SEED_003,
     statement=(
         "Text and tool calls come out in the order they are due, and all the text comes out: "
@@ -350,6 +363,7 @@ def _runs(kinds: Sequence[str]) -> list[str]:
 @rule(
     "parallel-apart",
     layer="driver",
+    precedence=20,
     source="REAL_BUGS rows 1-3, 7, 8",
     statement="Parallel calls stay apart, under each dialect's identity rules (index, id, output index).",
 )
@@ -371,12 +385,14 @@ def parallel_apart(c: DriverCheck) -> Iterator[Finding]:
                         b.start,
                         f"the calls {a.id} and {b.id} were merged into one call {emitted.id!r} "
                         f"({emitted.name}, {emitted.arguments[:80]!r})",
+                        f"{a.id} {b.id} {emitted.id}",
                     )
 
 
 @rule(
     "turn-lifetime",
     layer="driver",
+    precedence=70,
     source="seed 002 (SSEDriver ending at the first message_stop); REAL_BUGS rows 11, 12, 17",
     statement=(
         "message_stop after stop_reason tool_use does not end the turn; the final stop does; the "
@@ -455,6 +471,7 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
 @rule(
     "cancellation",
     layer="driver",
+    precedence=60,
     source=f"{SEED_003}; REAL_BUGS row 18",
     statement=(
         "Cancelling at any point ends the iterator promptly, runs its cleanup, emits no partial "
@@ -485,12 +502,14 @@ def cancellation(c: DriverCheck) -> Iterator[Finding]:
             yield Finding(
                 at,
                 f"the cancelled driver emitted the partial tool call {emitted.id} with {emitted.arguments[:60]!r}",
+                emitted.id,
             )
 
 
 @rule(
     "robust-framing",
     layer="driver",
+    precedence=10,
     source="REAL_BUGS rows 4, 5, 9, 13",
     statement=(
         "Legal or common quirks (usage chunks with empty choices, keep-alive pings, CRLF, spaces "

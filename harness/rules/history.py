@@ -149,8 +149,10 @@ def reverse_pairing(c: HistoryCheck) -> Iterator[Finding]:
     statement="A turn cancelled mid tool call leaves a history the provider will accept.",
 )
 def interrupted_turns(c: HistoryCheck) -> Iterator[Finding]:
-    for index, message in _pairing(c, ("missing_result",), interrupted=True):
-        yield Finding(index, message + " (the tool never completed: its turn was interrupted)")
+    for finding in _pairing(c, ("missing_result",), interrupted=True):
+        yield finding._replace(
+            message=finding.message + " (the tool never completed: its turn was interrupted)"
+        )
 
 
 def _results_only(message: HistoryMessage) -> bool:

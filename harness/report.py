@@ -118,14 +118,18 @@ def render_violations(result: ScenarioResult, *, limit: int = MAX_VIOLATIONS_SHO
     roots = result.root_causes
     for root in roots[:limit]:
         lines.extend(render_violation(result, root))
-        for then in result.violations:
-            if then.cause == (root.rule, root.event_index):
+        follows = [v for v in result.violations if v.cause == (root.rule, root.event_index)]
+        again = [v.event_index for v in follows if (v.rule, v.message) == (root.rule, root.message)]
+        if again:
+            lines.append(f"    the same again at event(s) {', '.join(map(str, again))}")
+        for then in follows:
+            if (then.rule, then.message) != (root.rule, root.message):
                 lines.append(
                     f"    which also breaks [{then.rule}] at event {then.event_index}: {then.message}"
                 )
     hidden = len(roots) - limit
     if hidden > 0:
-        lines.append(f"  ... and {hidden} more violations (--format json lists them all)")
+        lines.append(f"  ... and {hidden} more root causes (--format json lists them all)")
     return lines
 
 

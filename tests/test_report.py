@@ -95,7 +95,7 @@ def test_one_cap_on_the_violations_shown_for_the_table_and_the_failure(session_f
     for text in (render_failure(result), render_table([result])):
         assert f"problem {MAX_VIOLATIONS_SHOWN - 1}\n" in text
         assert f"problem {MAX_VIOLATIONS_SHOWN}\n" not in text
-        assert f"  ... and {hidden} more violations (--format json lists them all)" in text
+        assert f"  ... and {hidden} more root causes (--format json lists them all)" in text
 
 
 def test_an_error_says_the_adapter_misbehaved(session_failure):

@@ -92,3 +92,20 @@ def test_roots_that_share_a_call_follow_one_chain_to_the_best_root(empty_registr
         ]
     )
     assert [(v.rule, v.cause) for v in grouped] == [("a", None), ("c", ("a", 3)), ("b", ("a", 3))]
+
+
+def test_a_violation_seen_again_at_a_later_point_follows_from_its_first_sighting(empty_registry):
+    # a corrupt restored history is still corrupt at every later checkpoint: one root cause
+    _register("pairing", 50)
+    grouped = registry.attribute_causes(
+        [
+            Violation("pairing", 0, "message 3 answers nothing"),
+            Violation("pairing", 14, "message 3 answers nothing"),
+            Violation("pairing", 15, "message 4 answers nothing"),
+        ]
+    )
+    assert [(v.event_index, v.cause) for v in grouped] == [
+        (0, None),
+        (14, ("pairing", 0)),
+        (15, None),
+    ]

@@ -93,8 +93,13 @@ def rule(
 
 def attribute_causes(violations: Iterable[Violation]) -> tuple[Violation, ...]:
     """The violations with each consequence pointing at its root cause, roots first, each
-    followed by its consequences."""
+    followed by its consequences. A violation seen again later (the same rule and message at
+    another observation point, e.g. a corrupt restored history at every checkpoint) follows
+    from its first sighting."""
     found = list(violations)
+    first_seen: dict[tuple[str, str], Violation] = {}
+    for v in sorted(found, key=lambda v: v.event_index):
+        first_seen.setdefault((v.rule, v.message), v)
 
     def rank(v: Violation) -> tuple[int, int, str]:
         known = RULES.get(v.rule)
@@ -126,6 +131,9 @@ def attribute_causes(violations: Iterable[Violation]) -> tuple[Violation, ...]:
         known = RULES.get(v.rule)
         if root is None and known is not None and known.derived and first is not None:
             root = first
+        earlier = first_seen[v.rule, v.message]
+        if earlier is not v:
+            root = root_of(earlier) if earlier.subject else earlier
         if root is None or root is v:
             heads.append(v)
         else:

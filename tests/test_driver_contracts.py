@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from textwrap import dedent
 from typing import Any
 
@@ -21,7 +22,7 @@ from harness.model.driver import DriverOutput, Refusal, ToolCallOut, TurnEnd
 from harness.replay import ScenarioResult, replay
 from harness.report import render_violations
 from harness.rules.driver import same_arguments
-from harness.scenario import DriverScenario, Scenario
+from harness.scenario import DriverScenario, Scenario, load_scenario
 from tests.scenarios_for_tests import library_driver as library
 from tests.scenarios_for_tests import parse_driver
 
@@ -370,3 +371,49 @@ def test_one_root_cause_is_reported_once_with_its_consequences_under_it() -> Non
     data = result.to_json()["violations"]
     assert isinstance(data, list)
     assert sum("cause" not in v for v in data) == 1
+
+
+RECORDED_PARALLEL = (
+    Path(__file__).resolve().parent.parent
+    / "cassettes/real-traffic/openai-python/f82268f2fefd5cfbc7eeb59c297688be2f6ca0849a6e4f17851b517310841d9b.bin"
+)
+
+
+def test_a_recorded_stream_without_done_passes_as_its_canonical_twin_does(tmp_path: Path) -> None:
+    # The same real stream with its [DONE] cut off, as servers that end the body instead send
+    # it: the reference reads on to the end of the body, which is how it learns the turn ended.
+    body = RECORDED_PARALLEL.read_text(encoding="utf-8")
+    assert body.rstrip().endswith("data: [DONE]")
+    (tmp_path / "no-done.sse").write_text(body.rstrip()[: -len("data: [DONE]")], encoding="utf-8")
+    (tmp_path / "recorded.yaml").write_text(
+        dedent(
+            """\
+            id: recorded-no-done
+            title: a recorded Chat Completions stream whose body ends without [DONE]
+            description: real traffic with its last event removed
+            source: tests
+            layer: driver
+            wire: {dialect: openai-chat, file: no-done.sse}
+            """
+        ),
+        encoding="utf-8",
+    )
+    recorded = load_scenario(tmp_path / "recorded.yaml")
+    assert rules_broken(run(OpenAIChatDriver(), recorded)) == set()
+    canonical = scenario(
+        """\
+        id: canonical-no-done
+        title: two parallel calls, a usage chunk, no [DONE]
+        description: the canonical twin of the recording
+        source: tests
+        layer: driver
+        dialects: [openai-chat]
+        quirks: [no_done, usage_chunk]
+        trace:
+          - cycle:
+              blocks:
+                - tool_use: {id: call_1, name: get_weather, input: {city: Paris}}
+                - tool_use: {id: call_2, name: get_weather, input: {city: Tokyo}}
+        """
+    )
+    assert rules_broken(run(OpenAIChatDriver(), canonical)) == set()

@@ -385,7 +385,8 @@ def test_driver_raising_on_a_legal_stream_fails_robust_framing() -> None:
     violation = sole(result, "robust-framing")
     assert violation.message == (
         "the driver crashed on the anthropic stream after chunk 2: "
-        "ValueError: boom: cannot parse content_block_start"
+        "ValueError: boom: cannot parse content_block_start; nothing in the stream is corrupt "
+        """(the chunk: 'event: content_block_start\\ndata: {"type":"content_block_s...')"""
     )
     assert violation.event_index == 1  # the second chunk carries content_block_start
 
@@ -397,7 +398,8 @@ def test_driver_that_stops_reading_early_fails_turn_lifetime_with_the_chunk(read
     violation = only(result, "turn-lifetime")
     assert violation.message == (
         f"the driver stopped reading after chunk {reads} (event {reads - 1}); "
-        f"the turn ends only at event 5 (chunk {ONE_TEXT_CHUNKS})"
+        f"the turn ends only at event 5 of the stream (chunk {ONE_TEXT_CHUNKS}, "
+        "stop_reason 'end_turn')"
     )
     assert violation.event_index == reads - 1
 
@@ -420,7 +422,8 @@ def test_driver_that_reads_past_the_end_of_the_turn_fails_turn_lifetime_on_an_ag
     violation = sole(result, "turn-lifetime")
     assert violation.message == (
         "the driver kept reading after the turn ended at event 5: on the anthropic-agent "
-        "stream, which goes on after the turn, it would wait for the next turn"
+        "stream, which goes on after the turn, it would wait for the next turn (it read 6 "
+        "chunk(s) and asked for more; the turn ends at chunk 6)"
     )
 
 
@@ -453,7 +456,8 @@ def test_driver_that_swallows_the_cancellation_fails_cancellation(driver: type) 
     result = replay(scenario(CANCELLED), adapter(driver))
     violation = sole(result, "cancellation")
     assert violation.message == (
-        "the driver swallowed the cancellation and went on instead of ending"
+        "the driver swallowed the cancellation and went on instead of ending; the stream was "
+        "cancelled after chunk 4"
     )
     # chunk 4 (the last one read) carries event 3: message_start, block_start, 2 fragments
     assert violation.event_index == 3

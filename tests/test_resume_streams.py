@@ -108,7 +108,8 @@ def test_parts_after_a_resume_are_owed():
     scenario = parse_session(ACROSS, "across.yaml")
     found = failures(replay(scenario, adapter(IgnoresStreamsAfterResume)))
     assert found == [
-        "[streamed-tool-results] streamed result 'call_s' of session 'main' is not shown at all"
+        "[streamed-tool-results] streamed result 'call_s' of session 'main' is not shown at all; "
+        "in the trace, its 2 stream parts so far add up to 'the replica, then repoint DNS.'"
     ]
 
 

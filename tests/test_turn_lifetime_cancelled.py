@@ -72,8 +72,8 @@ def test_a_driver_that_ends_the_turn_at_the_first_message_stop_fails_when_cancel
     (violation,) = result.violations
     assert violation.message == (
         "the driver reported the end of the turn (stop_reason 'end_turn') after chunk 8 "
-        "(event 7), before it read the turn's final stop (event 13, chunk 14); the turn was "
-        "cancelled after chunk 10, before its end"
+        "(event 7), before it read the turn's final stop in the stream (event 13, chunk 14); "
+        "the turn was cancelled after chunk 10, before its end"
     )
     assert violation.event_index == 7  # the first message_stop
 

@@ -285,7 +285,7 @@ def pinned(
             yield Violation(
                 "expectation",
                 checkpoint.index,
-                f"notifications {where} are {shown}; expected {wanted}",
+                f"notifications {where}: the adapter shows {shown}; the scenario expected {wanted}",
             )
     for session_id, messages in expectation.messages.items():
         view = transcript.sessions.get(session_id)
@@ -294,7 +294,8 @@ def pinned(
             yield Violation(
                 "expectation",
                 checkpoint.index,
-                f"session {session_id!r} {where} has {len(actual)} messages; expected {len(messages)}",
+                f"session {session_id!r} {where}: the adapter shows {len(actual)} messages; the "
+                f"scenario expected {len(messages)}",
             )
             continue
         for i, (want, got) in enumerate(zip(messages, actual, strict=True)):
@@ -307,6 +308,12 @@ def pinned(
                 yield Violation(
                     "expectation",
                     checkpoint.index,
-                    f"message {i} of session {session_id!r} {where} is {got.role} {got.text!r} with "
-                    f"tool calls {list(calls)}; expected {want.role} {want.text!r} with {list(want.tool_calls or ())}",
+                    f"message {i} of session {session_id!r} {where}: the adapter shows {got.role} "
+                    f"{_short(got.text)} with tool calls {list(calls)}; the scenario expected "
+                    f"{want.role} {_short(want.text) if want.text is not None else '(any text)'} "
+                    f"with {list(want.tool_calls) if want.tool_calls is not None else '(any tool calls)'}",
                 )
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")

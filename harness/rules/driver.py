@@ -181,14 +181,16 @@ def strict_assembly(c: DriverCheck) -> Iterator[Finding]:
         if got.name != call.name:
             yield Finding(
                 call.start,
-                f"tool call {call.id} was emitted with the name {got.name!r}; the stream names it {call.name!r}",
+                f"tool call {call.id!r} was emitted with the name {got.name!r}; the stream names "
+                f"it {call.name!r}",
                 call.id,
             )
         if not same_arguments(got.arguments, call.arguments):
             yield Finding(
                 call.complete,
-                f"tool call {call.id} ({call.name}) was emitted with the arguments {got.arguments[:80]!r}; "
-                f"its fragments add up to {call.arguments[:80]!r}",
+                f"tool call {call.id!r} ({call.name}) was emitted with the arguments "
+                f"{got.arguments[:80]!r}; its fragments in the stream add up to "
+                f"{call.arguments[:80]!r}",
                 call.id,
             )
         elif got.valid != call.valid:
@@ -200,8 +202,8 @@ def strict_assembly(c: DriverCheck) -> Iterator[Finding]:
             )
             yield Finding(
                 call.complete,
-                f"tool call {call.id} ({call.name}) was emitted as {verdict}, but its arguments "
-                f"{call.arguments[:80]!r} are {truth}",
+                f"tool call {call.id!r} ({call.name}) was emitted as {verdict}, but its arguments "
+                f"in the stream, {call.arguments[:80]!r}, are {truth}",
                 call.id,
             )
 
@@ -229,9 +231,12 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
         if not emitted and call.cut:
             continue  # a call the message cut off may be dropped, or emitted as invalid
         if not emitted:
+            others = sorted(by_id)
             yield Finding(
                 call.complete,
-                f"tool call {call.id} ({call.name}) is complete at this event but was never emitted",
+                f"tool call {call.id!r} ({call.name}) is complete at this event but was never "
+                f"emitted; the stream completes it with the arguments {call.arguments[:60]!r}, and "
+                f"the driver emitted {others if others else 'no tool call'}",
                 call.id,
             )
             continue
@@ -239,8 +244,9 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
         if len(emitted) > 1 and partial:
             yield Finding(
                 call.complete,
-                f"tool call {call.id} ({call.name}) was emitted {len(emitted)} times, "
-                f"{len(partial)} of them with partial arguments (e.g. {partial[0].arguments[:40]!r})",
+                f"tool call {call.id!r} ({call.name}) was emitted {len(emitted)} times, "
+                f"{len(partial)} of them with partial arguments (e.g. {partial[0].arguments[:40]!r}); "
+                f"the stream has it once, with {call.arguments[:40]!r}",
                 call.id,
             )
             continue
@@ -250,7 +256,8 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
             what = "its message ended" if per_message else "it was complete"
             yield Finding(
                 call.complete,
-                f"tool call {call.id} ({call.name}) was due after chunk {due} ({what}) but emitted "
+                f"tool call {call.id!r} ({call.name}) was due after chunk {due} of the stream "
+                f"({what}) but emitted "
                 f"only after chunk {when} (at event {c.event_at(when)}); in between, the driver "
                 f"read {len(held)} chunk(s) of content without passing the call on (the first: "
                 f"chunk {held[0]}, event {c.event_at(held[0])})",
@@ -286,7 +293,8 @@ def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
         if len(emitted) > 1 and len(complete) == len(emitted):
             yield Finding(
                 c.event_at(emitted[1][1]),
-                f"tool call {call_id} was emitted {len(emitted)} times with the same arguments",
+                f"tool call {call_id!r} was emitted {len(emitted)} times with the same arguments "
+                f"({emitted[0][0].arguments[:60]!r}); the stream has that call once",
                 call_id,
             )
     if not c.stopped_early:
@@ -299,7 +307,8 @@ def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
         ):
             yield Finding(
                 c.facts.final_stop,
-                f"the text was emitted more than once: {text[:80]!r}",
+                f"the text was emitted more than once: {text[:80]!r}; the stream's text is "
+                f"{wanted[:80]!r}",
             )
 
 
@@ -339,7 +348,8 @@ def order(c: DriverCheck) -> Iterator[Finding]:
     if seen != expected:
         yield Finding(
             c.facts.final_stop,
-            f"the outputs come in the order {seen}; the stream has {expected}",
+            f"the outputs come in the order {seen} as the driver emitted them; the stream has "
+            f"{expected}",
         )
         return
     text = "".join(o.text for o, _ in c.run.outputs if isinstance(o, TextOut))
@@ -347,7 +357,7 @@ def order(c: DriverCheck) -> Iterator[Finding]:
     if text != whole:
         yield Finding(
             c.facts.final_stop,
-            f"the text that came out reads {text[:60]!r}; the stream's text is {whole[:60]!r}",
+            f"the text the driver emitted reads {text[:60]!r}; the stream's text is {whole[:60]!r}",
         )
 
 
@@ -383,8 +393,10 @@ def parallel_apart(c: DriverCheck) -> Iterator[Finding]:
                 ):
                     yield Finding(
                         b.start,
-                        f"the calls {a.id} and {b.id} were merged into one call {emitted.id!r} "
-                        f"({emitted.name}, {emitted.arguments[:80]!r})",
+                        f"the calls {a.id!r} and {b.id!r} were merged into one call "
+                        f"{emitted.id!r} ({emitted.name}, {emitted.arguments[:80]!r}) by the "
+                        f"driver; the stream has them apart: {a.name} {a.arguments[:40]!r} and "
+                        f"{b.name} {b.arguments[:40]!r}",
                         f"{a.id} {b.id} {emitted.id}",
                     )
 
@@ -424,7 +436,7 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
                 c.event_at(reads),
                 f"the driver reported the end of the turn (stop_reason {end.stop_reason!r}) "
                 f"after chunk {reads} (event {c.event_at(reads)}), before it read the turn's "
-                f"final stop (event {facts.final_stop}, chunk {first}){cancelled}",
+                f"final stop in the stream (event {facts.final_stop}, chunk {first}){cancelled}",
             )
         return
     if c.stopped_early:
@@ -436,7 +448,7 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
             yield Finding(
                 c.event_at(run.reads),
                 f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
-                f"the last cycle stopped for tool_use, so the turn goes on past it",
+                f"the stream's last cycle stopped for 'tool_use', so the turn goes on past it",
             )
         return
     # a dialect that ends the turn by ending the body (no [DONE]): finding the end is reading it
@@ -445,7 +457,8 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
         yield Finding(
             c.event_at(run.reads),
             f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
-            f"the turn ends only at event {facts.final_stop} (chunk {first})",
+            f"the turn ends only at event {facts.final_stop} of the stream (chunk {first}, "
+            f"stop_reason {facts.final_reason!r})",
         )
     elif run.stream_outlives_turn and (
         run.reads > last or (run.overread and not body_end_ends_turn)
@@ -453,18 +466,23 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
         yield Finding(
             facts.final_stop,
             f"the driver kept reading after the turn ended at event {facts.final_stop}: on the "
-            f"{run.dialect} stream, which goes on after the turn, it would wait for the next turn",
+            f"{run.dialect} stream, which goes on after the turn, it would wait for the next turn "
+            f"(it read {run.reads} chunk(s){' and asked for more' if run.overread else ''}; the "
+            f"turn ends at chunk {last})",
         )
     ends_out = [o for o, _ in run.outputs if isinstance(o, TurnEnd)]
     if len(ends_out) != 1:
         yield Finding(
             facts.final_stop,
-            f"the driver reported the end of the turn {len(ends_out)} times; once, at the end, is right",
+            f"the driver reported the end of the turn {len(ends_out)} times; once, at the end, is "
+            f"right: the stream ends it at event {facts.final_stop} with stop_reason "
+            f"{facts.final_reason!r}",
         )
     elif ends_out[0].stop_reason not in (facts.final_reason, facts.sent_reason):
         yield Finding(
             facts.final_stop,
-            f"the driver ended the turn with stop_reason {ends_out[0].stop_reason!r}; the turn stopped for {facts.final_reason!r}",
+            f"the driver ended the turn with stop_reason {ends_out[0].stop_reason!r}; in the "
+            f"stream the turn stopped for {facts.final_reason!r}",
         )
 
 
@@ -486,7 +504,8 @@ def cancellation(c: DriverCheck) -> Iterator[Finding]:
     if not run.cancelled:
         yield Finding(
             at,
-            "the driver swallowed the cancellation and went on instead of ending",
+            f"the driver swallowed the cancellation and went on instead of ending; the stream "
+            f"was cancelled after chunk {run.cancel_after}",
         )
     if not run.upstream_closed:
         yield Finding(
@@ -499,9 +518,16 @@ def cancellation(c: DriverCheck) -> Iterator[Finding]:
             call.id == emitted.id and same_arguments(emitted.arguments, call.arguments)
             for call in complete
         ):
+            whole = next((call for call in complete if call.id == emitted.id), None)
+            truth = (
+                f"the stream completes it with {whole.arguments[:60]!r}"
+                if whole is not None
+                else f"the stream had not completed it when cancelled after chunk {run.cancel_after}"
+            )
             yield Finding(
                 at,
-                f"the cancelled driver emitted the partial tool call {emitted.id} with {emitted.arguments[:60]!r}",
+                f"the cancelled driver emitted the partial tool call {emitted.id!r} with "
+                f"{emitted.arguments[:60]!r}; {truth}",
                 emitted.id,
             )
 
@@ -524,12 +550,21 @@ def robust_framing(c: DriverCheck) -> Iterator[Finding]:
     if c.run.raised:
         yield Finding(
             c.event_at(c.run.reads),
-            f"the driver crashed on the {c.run.dialect} stream after chunk {c.run.reads}: {c.run.raised}",
+            f"the driver crashed on the {c.run.dialect} stream after chunk {c.run.reads}: "
+            f"{c.run.raised}; nothing in the stream is corrupt (the chunk: {_chunk(c, c.run.reads)})",
         )
     elif c.refused_at is not None:
         reason = next(o.reason for o, _ in c.run.outputs if isinstance(o, Refusal))
         yield Finding(
             c.event_at(c.refused_at),
             f"the driver refused the {c.run.dialect} stream after chunk {c.refused_at} "
-            f"({reason}); nothing in it is corrupt",
+            f"({reason}); nothing in it is corrupt (the chunk: {_chunk(c, c.refused_at)})",
         )
+
+
+def _chunk(c: DriverCheck, reads: int) -> str:
+    """The raw text of the last chunk read, shortened, as repr."""
+    if not c.run.chunks or reads <= 0:
+        return "none read"
+    data = c.run.chunks[min(reads, len(c.run.chunks)) - 1].data
+    return repr(data if len(data) <= 60 else data[:57] + "...")

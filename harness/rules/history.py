@@ -117,8 +117,18 @@ def _pairing(c: HistoryCheck, kinds: tuple[str, ...], *, interrupted: bool) -> I
                 yield Finding(
                     c.index_of(session.session_id, problem.tool_id),
                     f"in {what} of session {session.session_id!r}, message {problem.message_index}: "
-                    f"{problem.message}",
+                    f"{problem.message}; {_in_trace(record)}",
                 )
+
+
+def _in_trace(record: CallRecord | None) -> str:
+    """What the trace says of a call: where its result came from, or that it has none."""
+    if record is None:
+        return "the trace has that call only from a restored history"
+    if record.completed_index < 0:
+        return "the trace never completed that call (its turn was interrupted)"
+    result = f" with the result {_shown(record.result.content)}" if record.result else ""
+    return f"the trace completed that call at event {record.completed_index}{result}"
 
 
 @rule(
@@ -149,10 +159,7 @@ def reverse_pairing(c: HistoryCheck) -> Iterator[Finding]:
     statement="A turn cancelled mid tool call leaves a history the provider will accept.",
 )
 def interrupted_turns(c: HistoryCheck) -> Iterator[Finding]:
-    for finding in _pairing(c, ("missing_result",), interrupted=True):
-        yield finding._replace(
-            message=finding.message + " (the tool never completed: its turn was interrupted)"
-        )
+    return _pairing(c, ("missing_result",), interrupted=True)
 
 
 def _results_only(message: HistoryMessage) -> bool:
@@ -254,13 +261,14 @@ def repair_merges(c: HistoryCheck) -> Iterator[Finding]:
         for i in range(len(request) - 1):
             if _results_only(request[i]) and request[i + 1].role == "user" and request[i].blocks:
                 ids = ", ".join(
-                    b.tool_use_id for b in request[i].blocks if isinstance(b, ToolResultBlock)
+                    repr(b.tool_use_id) for b in request[i].blocks if isinstance(b, ToolResultBlock)
                 )
                 yield Finding(
                     c.c,
                     f"the request of session {session.session_id!r} has a user message holding only "
-                    f"the results {ids} (message {i}) right before another user message; results "
-                    f"belong merged into the one user message after their tool_use",
+                    f"the results {ids} (message {i}) right before another user message (message "
+                    f"{i + 1}); expected: those results merged into that one user message after "
+                    f"their tool_use",
                 )
         kept = _pairs(request)
         for tool_id, pair in _pairs(session.stored).items():
@@ -274,8 +282,9 @@ def repair_merges(c: HistoryCheck) -> Iterator[Finding]:
                 problem = "changed " + "; ".join(changes)
             yield Finding(
                 c.index_of(session.session_id, tool_id),
-                f"the stored history of session {session.session_id!r} pairs tool {tool_id} "
-                f"with its result validly, but the request ({session.shape} shape) {problem}",
+                f"the stored history of session {session.session_id!r} pairs tool {tool_id!r} "
+                f"with its result validly, and the request should keep that pair, but the "
+                f"request ({session.shape} shape) {problem}",
             )
 
 
@@ -304,13 +313,17 @@ def parent_isolation(c: HistoryCheck) -> Iterator[Finding]:
                         yield Finding(
                             c.last_change(owner, tool_id),
                             f"the stored history of session {session.session_id!r} holds tool "
-                            f"{tool_id} (message {i}), a call of session {owner!r}",
+                            f"{tool_id!r} (message {i}); in the trace it is a call of session "
+                            f"{owner!r}",
                         )
                 elif _text(block) and _text(block) in foreign_texts:
+                    at = foreign_texts[_text(block)]
                     yield Finding(
-                        foreign_texts[_text(block)],
+                        at,
                         f"the stored history of session {session.session_id!r} holds the text "
-                        f"{_text(block)[:60]!r} (message {i}), a message of one of its sub-sessions",
+                        f"{_shown(_text(block))} (message {i}); in the trace that text is a message "
+                        f"of its sub-session {getattr(c.trace[at], 'session_id', '?')!r} "
+                        f"(event {at})",
                     )
 
 
@@ -347,19 +360,30 @@ def history_resume_equivalence(c: HistoryCheck) -> Iterator[Finding]:
         wanted = [_view(m, closed) for m in live]
         for i, (want, got) in enumerate(zip(wanted, rebuilt, strict=False)):
             if want != got:
+                shown, had = _describe(got), _describe(want)
+                if shown == had:  # they differ past the shortened text: show them whole
+                    shown, had = repr(got), repr(want)
                 yield Finding(
                     c.c,
-                    f"rebuilding session {session.session_id!r} from its stored history gives, as "
-                    f"message {i}, {got}; the live session had {want}",
+                    f"rebuilding session {session.session_id!r} from its stored history, the "
+                    f"adapter shows as message {i} {shown}; the live session had {had}",
                 )
                 break
         else:
             if len(wanted) != len(rebuilt):
                 yield Finding(
                     c.c,
-                    f"rebuilding session {session.session_id!r} from its stored history gives "
-                    f"{len(rebuilt)} messages; the live session had {len(wanted)}",
+                    f"rebuilding session {session.session_id!r} from its stored history, the "
+                    f"adapter shows {len(rebuilt)} messages; the live session had {len(wanted)}",
                 )
+
+
+def _describe(view: tuple[object, ...]) -> str:
+    """A compared message in plain words: role, text (shortened), tool calls with results."""
+    role, text, calls = view
+    assert isinstance(text, str) and isinstance(calls, tuple)
+    shown = ", ".join(f"{name} {i!r}={_shown(r or '')}" for i, name, r in calls)
+    return f"{role} {_shown(text)}" + (f" with tool calls [{shown}]" if shown else "")
 
 
 def _view(message: Message, ignore: set[str]) -> tuple[object, ...]:

@@ -130,6 +130,21 @@ class SessionCheck:
         )
 
 
+def _short(text: str, limit: int = 60) -> str:
+    """Text as repr, cut to a readable length."""
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _result(result: str | None) -> str:
+    return "no result" if result is None else f"the result {_short(result)}"
+
+
+def _notes(notes: Sequence[Notification]) -> str:
+    """Shown notifications as (session, call id, status), or 'none'."""
+    shown = sorted((n.session_id, n.tool_call_id, n.status) for n in notes)
+    return str(shown) if shown else "none"
+
+
 # -- notifications ---------------------------------------------------------------------------
 
 
@@ -152,11 +167,13 @@ def session_keyed_tracking(c: SessionCheck) -> Iterator[Finding]:
         others = _others(c, record)
         if (record.session_id, record.call_id) not in shown and others:
             status, _, index = record.status_at(c.c)
+            same_id = [n for n in c.notifications if n.tool_call_id == record.call_id]
             yield Finding(
                 index,
-                f"{record.label} is {status} since {c.where(index)}, but no notification shows "
-                f"it; the same id is also used in session(s) {', '.join(sorted(others))}, whose "
-                f"events must not overwrite or remove it",
+                f"{record.label} is {status} since {c.where(index)} in the trace, but no "
+                f"notification shows it (shown with that id: {_notes(same_id)}); the same id is "
+                f"also used in session(s) {', '.join(sorted(others))}, whose events must not "
+                f"overwrite or remove it",
             )
     for note in c.notifications:
         owners = c.ledger.sessions_using(note.tool_call_id, c.c)
@@ -164,7 +181,8 @@ def session_keyed_tracking(c: SessionCheck) -> Iterator[Finding]:
             yield Finding(
                 c.c,
                 f"a notification names session {note.session_id!r} for tool call "
-                f"{note.tool_call_id!r}, which only session(s) {', '.join(sorted(owners))} used",
+                f"{note.tool_call_id!r} (shown as {note.status!r}), which only session(s) "
+                f"{', '.join(map(repr, sorted(owners)))} used in the trace",
             )
 
 
@@ -184,43 +202,56 @@ def notification_lifecycle(c: SessionCheck) -> Iterator[Finding]:
     seen: set[Key] = set()
     for note in c.notifications:
         key = (note.session_id, note.tool_call_id)
+        record = c.ledger.live_call(key, c.c)
         if key in seen:
+            statuses = [
+                n.status
+                for n in c.notifications
+                if n.tool_call_id == note.tool_call_id and n.session_id == note.session_id
+            ]
+            expected = record.status_at(c.c)[0] if record else "no call"
             yield Finding(
                 c.c,
-                f"tool call {note.tool_call_id!r} of session {note.session_id!r} has more than one notification",
+                f"tool call {note.tool_call_id!r} of session {note.session_id!r} has more than one "
+                f"notification: shown as {', '.join(map(repr, statuses))}; in the trace it is "
+                f"{expected!r}",
             )
         seen.add(key)
-        record = c.ledger.live_call(key, c.c)
         if record is None:
             if not c.ledger.sessions_using(note.tool_call_id, c.c):
                 yield Finding(
                     c.c,
-                    f"a notification shows tool call {note.tool_call_id!r}, which no event selected",
+                    f"a notification shows tool call {note.tool_call_id!r} of session "
+                    f"{note.session_id!r} as {note.status!r}, which no event of the trace selected",
                 )
             continue
         status, _, index = record.status_at(c.c)
         if status == "completed":
             yield Finding(
                 index,
-                f"{record.label} completed at {c.where(index)}, but its '{note.status}' "
-                f"notification is still shown",
+                f"{record.label} completed at {c.where(index)} in the trace, so no notification "
+                f"should show it, but its '{note.status}' notification is still shown",
             )
         elif status in ("preparing", "using") and note.status != status:
             yield Finding(
                 index,
-                f"{record.label} should show '{status}' after {c.where(index)}, but shows '{note.status}'",
+                f"{record.label} should show '{status}' after {c.where(index)} in the trace, but "
+                f"shows '{note.status}'",
             )
         elif status in ("preparing", "using") and record.name and note.tool_name != record.name:
             yield Finding(
                 index,
-                f"{record.label} is shown with the tool name {note.tool_name!r}",
+                f"{record.label} is shown with the tool name {note.tool_name!r}; the trace names "
+                f"it {record.name!r}",
             )
     for record in c.pending():
         if (record.session_id, record.call_id) not in seen and not _others(c, record):
             status, _, index = record.status_at(c.c)
+            in_session = [n for n in c.notifications if n.session_id == record.session_id]
             yield Finding(
                 index,
-                f"{record.label} is {status} since {c.where(index)}, but no notification shows it",
+                f"{record.label} is {status} since {c.where(index)} in the trace, but no "
+                f"notification shows it (shown in its session: {_notes(in_session)})",
             )
 
 
@@ -235,8 +266,8 @@ def _leftovers(c: SessionCheck, reason: str, what: str) -> Iterator[Finding]:
         if status == "cleared" and why == reason:
             yield Finding(
                 index,
-                f"{record.label} still shows '{note.status}' after {what} at {c.where(index)}; "
-                f"it should have been cleared then",
+                f"{record.label} still shows '{note.status}' after {what} at {c.where(index)} "
+                f"in the trace; it should have been cleared then",
             )
 
 
@@ -277,11 +308,14 @@ def lost_completion(c: SessionCheck) -> Iterator[Finding]:
             continue
         _, _, index = record.status_at(c.c)
         message_id, call = places[0]
-        shown = f" with the result {call.result!r}" if call.result is not None else ""
+        shown = f" with the result {_short(call.result)}" if call.result is not None else ""
         if record.completed_index > c.c:
-            state = f"has not completed yet (its completion is event {record.completed_index})"
+            state = (
+                f"has not completed yet in the trace (its completion is event "
+                f"{record.completed_index}), so no message should show it"
+            )
         else:
-            state = "never completed"
+            state = "never completed in the trace, so no message should show it"
         hint = ""
         for owner in sorted(c.ledger.sessions_using(record.call_id, c.c) - {record.session_id}):
             other = c.ledger.calls[(owner, record.call_id)]
@@ -306,12 +340,12 @@ def _check_attachment(
         found = (
             "no message of that session shows it"
             if not places
-            else f"it is attached to message {hosts[0]!r} instead"
+            else f"the transcript shows it on message {hosts[0]!r} instead"
         )
         yield Finding(
             record.host_index,
-            f"{record.label} (completed at {c.where(record.completed_index)}) belongs on message "
-            f"{host!r}, {why}; {found}",
+            f"{record.label} (completed at {c.where(record.completed_index)} of the trace) "
+            f"belongs on message {host!r}, {why}; {found}",
         )
         return
     call = places[hosts.index(host)][1]
@@ -319,14 +353,15 @@ def _check_attachment(
     if call.result != expected:
         yield Finding(
             record.completed_index,
-            f"{record.label} on message {host!r} shows the result {call.result!r}; the completion "
-            f"carried {expected!r}",
+            f"{record.label} on message {host!r} shows {_result(call.result)}; its completion in "
+            f"the trace carried {_result(expected)}",
         )
     elif call.name != record.name or call.input != record.input:
         yield Finding(
             record.completed_index,
-            f"{record.label} on message {host!r} shows name {call.name!r} and input {call.input!r}; "
-            f"the completion carried {record.name!r} and {record.arguments}",
+            f"{record.label} on message {host!r} shows name {call.name!r} and input "
+            f"{_short(repr(call.input))}; its completion in the trace carried {record.name!r} and "
+            f"{_short(record.arguments)}",
         )
 
 
@@ -362,10 +397,13 @@ def backward_attachment(c: SessionCheck) -> Iterator[Finding]:
         )
         yield from problems
         if not problems and (record.session_id, host) not in updated:
+            notices = sorted(m for s, m in updated if s == record.session_id)
             yield Finding(
                 record.completed_index,
                 f"{record.label} was attached to the earlier message {host!r}, but no 'message "
-                f"updated' notice was emitted for that message",
+                f"updated' notice was emitted for that message; its completion at "
+                f"{c.where(record.completed_index)} in the trace changed it, and the transcript "
+                f"shows updates for {notices if notices else 'no message'} of that session",
             )
 
 
@@ -400,8 +438,9 @@ def forward_attachment(c: SessionCheck) -> Iterator[Finding]:
                 )
                 yield Finding(
                     record.completed_index,
-                    f"{record.label} completed at {c.where(record.completed_index)} with no earlier "
-                    f"message in its interaction; {why}, yet message {places[0][0]!r} shows it",
+                    f"{record.label} completed at {c.where(record.completed_index)} of the trace "
+                    f"with no earlier message in its interaction; {why}, yet message "
+                    f"{places[0][0]!r} shows it",
                 )
 
 
@@ -419,9 +458,12 @@ def exactly_once(c: SessionCheck) -> Iterator[Finding]:
             record = c.ledger.live_call(key, c.c)
             index = record.completed_index if record and record.completed_index >= 0 else c.c
             hosts = ", ".join(repr(p[0]) for p in places)
+            host = record.placement_at(c.c)[1] if record else None
+            belongs = f"once, on message {host!r}" if host is not None else "on no message now"
             yield Finding(
                 index,
-                f"tool call {key[1]!r} of session {key[0]!r} appears {len(places)} times, on messages {hosts}",
+                f"tool call {key[1]!r} of session {key[0]!r} appears {len(places)} times, on "
+                f"messages {hosts} of the transcript; the trace places it {belongs}",
             )
 
 
@@ -429,8 +471,8 @@ def exactly_once(c: SessionCheck) -> Iterator[Finding]:
 
 
 def _describe(m: Message) -> str:
-    calls = ", ".join(f"{t.id}={t.result!r}" for t in m.tool_calls)
-    return f"{m.role} {m.text[:40]!r}" + (f" with tool calls [{calls}]" if calls else "")
+    calls = ", ".join(f"{t.id}={_short(t.result or '', 40)}" for t in m.tool_calls)
+    return f"{m.role} {_short(m.text, 40)}" + (f" with tool calls [{calls}]" if calls else "")
 
 
 def _project(m: Message) -> tuple[object, ...]:
@@ -460,8 +502,8 @@ def resume_equivalence(c: SessionCheck) -> Iterator[Finding]:
         if _project(want) != _project(got):
             yield Finding(
                 c.c,
-                f"after resuming session {session_id!r}, message {i} is {_describe(got)}; the "
-                f"live session had {_describe(want)}",
+                f"after resuming session {session_id!r}, the transcript shows as message {i} "
+                f"{_describe(got)}; the live session had {_describe(want)}",
             )
             return
     if len(expected) != len(actual):
@@ -515,25 +557,31 @@ def _stream_problems(
     """How the shown entries of one call_id differ from the state its parts built."""
     last = want["last_index"]
     if not entries:
-        yield Finding(last, f"{where} is not shown at all")
+        yield Finding(
+            last,
+            f"{where} is not shown at all; in the trace, its {want['parts']} stream parts so far "
+            f"add up to {_short(want['content'][-60:])}",
+        )
         return
     if len(entries) > 1:
         yield Finding(
             last,
-            f"{where} is shown as {len(entries)} separate entries; all parts of one call_id are one entry",
+            f"{where} is shown as {len(entries)} separate entries; its {want['parts']} parts in "
+            f"the trace make one entry",
         )
     shown = entries[-1]
     if shown.content != want["content"]:
         yield Finding(
             last,
-            f"{where} shows the content {shown.content[-60:]!r}; the {want['parts']} stream "
-            f"parts so far add up to {want['content'][-60:]!r}",
+            f"{where} shows the content {shown.content[-60:]!r}; in the trace, the "
+            f"{want['parts']} stream parts so far add up to {want['content'][-60:]!r}",
         )
     for attr in ("summary", "is_complete", "event_type"):
         if getattr(shown, attr) != want[attr]:
             yield Finding(
                 last,
-                f"{where} shows {attr}={getattr(shown, attr)!r}; the latest part says {want[attr]!r}",
+                f"{where} shows {attr}={getattr(shown, attr)!r}; the latest part in the trace says "
+                f"{want[attr]!r}",
             )
 
 
@@ -567,7 +615,8 @@ def subsession_isolation(c: SessionCheck) -> Iterator[Finding]:
                 yield Finding(
                     ledger.messages[key].index,
                     f"message {message.message_id!r} of session {session_id!r} reads "
-                    f"{message.text[-60:]!r}; its own events give {text[-60:]!r}",
+                    f"{message.text[-60:]!r} in the transcript; its own events in the trace give "
+                    f"{text[-60:]!r}",
                 )
             if placed:
                 continue
@@ -576,10 +625,13 @@ def subsession_isolation(c: SessionCheck) -> Iterator[Finding]:
                     continue
                 for owner in sorted(ledger.sessions_using(call.id, c.c) - {session_id}):
                     record = ledger.calls[(owner, call.id)]
+                    host = record.placement_at(c.c)[1]
+                    own = f", on message {host!r}" if host is not None else ""
                     yield Finding(
                         record.completed_index if record.completed_index >= 0 else c.c,
                         f"{record.label} is attached to message {message.message_id!r} of "
-                        f"session {session_id!r}",
+                        f"session {session_id!r} in the transcript; the trace places it in its "
+                        f"own session {owner!r}{own}",
                     )
 
 
@@ -591,6 +643,7 @@ def _foreign_message(c: SessionCheck, session_id: str, message: Message) -> Iter
             yield Finding(
                 record.index,
                 f"message {message_id!r} of session {owner!r} appears in the transcript of "
-                f"session {session_id!r}",
+                f"session {session_id!r}; the trace starts it at {c.where(record.index)} in "
+                f"session {owner!r} only",
             )
             return

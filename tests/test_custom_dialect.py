@@ -36,6 +36,7 @@ def project(tmp_path: Path) -> Path:
     return copy_example("custom-dialect", tmp_path / "switchyard-client")
 
 
+@pytest.mark.slow
 def test_the_driver_library_runs_in_the_custom_dialect(project: Path) -> None:
     result = _run(project)
 
@@ -51,6 +52,7 @@ def test_the_driver_library_runs_in_the_custom_dialect(project: Path) -> None:
     assert "the scenario runs in openai-chat, not switchyard-ndjson" in out, out
 
 
+@pytest.mark.slow
 def test_a_driver_with_one_bug_fails_in_the_custom_dialect(project: Path) -> None:
     result = _run(project, bug="ends-at-first-end")
 

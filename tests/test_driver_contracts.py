@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from textwrap import dedent
 from typing import Any
 
 import pytest
 
+from harness.adapters.driver.openai_responses import OpenAIResponsesDriver
 from harness.adapters.driver.reference import (
     AnthropicAgentDriver,
     AnthropicDriver,
@@ -417,3 +419,11 @@ def test_a_recorded_stream_without_done_passes_as_its_canonical_twin_does(tmp_pa
         """
     )
     assert rules_broken(run(OpenAIChatDriver(), canonical)) == set()
+
+
+def test_text_is_due_when_its_chunk_is_read_even_where_the_wire_runs_ahead_of_the_turn() -> None:
+    # Without .done events a Responses call is complete only at response.completed, so the
+    # chunks' origins lag behind what they carry; the text between the calls still comes out
+    # as it streams, and a correct driver emits it before the calls.
+    target = replace(library("text-between-parallel-calls"), quirks=("no_done_events",))
+    assert rules_broken(run(OpenAIResponsesDriver(), target)) == set()

@@ -322,7 +322,7 @@ class OpenAIResponsesCodec:
         for number, (w, origin) in enumerate(zip(wire, origins, strict=True)):
             payload = {"type": w.kind, **w.payload, "sequence_number": number}
             data = json.dumps(payload, separators=(",", ":"))
-            out.append(WireChunk(f"event: {w.kind}\ndata: {data}\n\n", origin))
+            out.append(WireChunk(f"event: {w.kind}\ndata: {data}\n\n", origin, event=w.origin))
         return tuple(out)
 
     def _response(

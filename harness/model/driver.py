@@ -107,10 +107,19 @@ class WireChunk:
     event a driver was at."""
 
     data: str
-    #: index of the canonical event that produced it
+    #: index of the canonical event up to which the turn is told once this chunk is read: the
+    #: event that produced it, except where a codec's wire runs ahead of the turn's order
     origin: int
     #: False for a chunk that carries nothing of the turn (a keep-alive comment)
     carries: bool = True
+    #: the canonical event this chunk itself carries, where ``origin`` lags behind it (-1: the
+    #: same as ``origin``)
+    event: int = -1
+
+    @property
+    def carried(self) -> int:
+        """The canonical event this chunk carries."""
+        return self.origin if self.event < 0 else self.event
 
 
 TURN_EVENT_TYPES: dict[str, type[TurnEvent]] = {

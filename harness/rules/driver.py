@@ -4,8 +4,10 @@ how far it reads."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from harness.model.driver import (
     DriverOutput,
@@ -67,11 +69,20 @@ class DriverCheck:
         )
 
     def chunk_of(self, event_index: int) -> int:
-        """The first chunk that carries (or follows) the given event."""
-        for n, chunk in enumerate(self.run.chunks):
-            if chunk.origin >= event_index and chunk.carries:
-                return n
-        return len(self.run.chunks)
+        """The first chunk by which the turn is told up to the given event (``origin``)."""
+        return bisect_left(self._told, event_index)
+
+    def chunk_carrying(self, event_index: int) -> int:
+        """The first chunk that carries the given event, or one after it (``carried``)."""
+        return bisect_left(self._carried, event_index)
+
+    @cached_property
+    def _told(self) -> list[int]:
+        return _running_max(c.origin if c.carries else -1 for c in self.run.chunks)
+
+    @cached_property
+    def _carried(self) -> list[int]:
+        return _running_max(c.carried if c.carries else -1 for c in self.run.chunks)
 
     def event_at(self, reads: int) -> int:
         """The canonical event of the last chunk read."""
@@ -123,11 +134,22 @@ class DriverCheck:
         return [
             n + 1
             for n in range(max(after, 0), min(until, len(chunks)))
-            if chunks[n].carries and chunks[n].origin in content
+            if chunks[n].carries and chunks[n].carried in content
         ]
 
     def emitted(self) -> list[tuple[ToolCallOut, int]]:
         return [(o, reads) for o, reads in self.run.outputs if isinstance(o, ToolCallOut)]
+
+
+def _running_max(values: Iterable[int]) -> list[int]:
+    """Each position's largest value so far: sorted, so the first position reaching an event is
+    a bisection (the chunks' events need not come in order)."""
+    out: list[int] = []
+    top = -1
+    for value in values:
+        top = max(top, value)
+        out.append(top)
+    return out
 
 
 def same_arguments(emitted: str, streamed: str) -> bool:
@@ -328,7 +350,7 @@ def order(c: DriverCheck) -> Iterator[Finding]:
     if c.stopped_early:
         return
     wanted: list[tuple[int, int, str]] = [
-        (c.chunk_of(start) + 1, start, "text") for start, text in c.facts.texts if text
+        (c.chunk_carrying(start) + 1, start, "text") for start, text in c.facts.texts if text
     ]
     emitted = {o.id for o, _ in c.emitted()}
     wanted += [

@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.adapters.libs import LIBRARIES, Library
+from harness.adapters.libs import LIBRARIES, Library, install_hint
 from harness.adapters.libs.explanations import EXPLANATIONS
 from harness.adapters.registry import resolve_adapter
 from harness.replay import replay
 from harness.replay.result import ScenarioResult
+from harness.rules.driver import declared_contract
 from harness.scenario import Scenario
 
 #: how many violation messages a generic explanation quotes
@@ -50,8 +51,8 @@ class LibraryRun:
     def installed(self) -> bool:
         return self.version is not None
 
-    def count(self, *statuses: str) -> int:
-        return sum(r.status in statuses for r in self.results)
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
 
     @property
     def failed(self) -> tuple[ScenarioResult, ...]:
@@ -74,7 +75,7 @@ def run_libraries(
             runs.append(LibraryRun(library, None, None, ()))
             continue
         adapter = resolve_adapter(library.adapter)
-        contract = getattr(adapter.factory(), "emits_calls", "per-call")
+        contract = str(declared_contract(adapter.factory()))
         runs.append(
             LibraryRun(library, version, contract, tuple(replay(s, adapter) for s in driver))
         )
@@ -122,17 +123,13 @@ def to_json(runs: Sequence[LibraryRun]) -> dict[str, object]:
             ],
         }
         if not run.installed:
-            entry["install"] = install_hint(run.library)
+            entry["install"] = install_hint(run.library.extra)
         libraries.append(entry)
     return {"libraries": libraries}
 
 
 def render_json(runs: Sequence[LibraryRun]) -> str:
     return json.dumps(to_json(runs), indent=2) + "\n"
-
-
-def install_hint(library: Library) -> str:
-    return f"pip install 'streamharness[{library.extra}]'"
 
 
 def _failed(run: LibraryRun, word: str = "") -> str:
@@ -180,13 +177,13 @@ def render_markdown(runs: Sequence[LibraryRun]) -> str:
             )
         else:
             lines.append(
-                f"| {run.library.name} | not installed: `{install_hint(run.library)}` | | | | |"
+                f"| {run.library.name} | not installed: `{install_hint(run.library.extra)}` | | | | |"
             )
     for run in runs:
         lines += ["", f"## {run.library.name} {run.version or '(not installed)'}", ""]
         lines.append(f"Adapter `{run.library.adapter}`.")
         if not run.installed:
-            lines.append(f"Not installed here: `{install_hint(run.library)}`.")
+            lines.append(f"Not installed here: `{install_hint(run.library.extra)}`.")
             continue
         lines.append(f"Contract: {run.contract}. {_counts(run)}.")
         first, behind = run.failed_from("first-party"), run.failed_from("gateway")
@@ -210,5 +207,5 @@ def render_summary(runs: Sequence[LibraryRun]) -> str:
             version = f"{run.version:<{versions}}"
             lines.append(f"  {name}  {version}  {run.contract:<11}  {_counts(run)}")
         else:
-            lines.append(f"  {name}  not installed: {install_hint(run.library)}")
+            lines.append(f"  {name}  not installed: {install_hint(run.library.extra)}")
     return "\n".join(lines)

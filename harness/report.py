@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import fields, is_dataclass
 from typing import Any
 
+from harness.model.driver import TurnEvent, turn_event_to_json
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
 
@@ -85,16 +85,15 @@ def _summary(event: object) -> str:
 
 def _turn_summary(event: object) -> str:
     """A driver turn event's fields, e.g. ``index=1 block=tool_use id=toolu_01 name=get_user``."""
-    if not is_dataclass(event):
+    if not isinstance(event, TurnEvent):
         return ""
     parts = []
-    for f in fields(event):
-        value = getattr(event, f.name)
-        if f.name == "line" or value == "":
+    for name, value in turn_event_to_json(event).items():
+        if name == "type" or value == "":
             continue
-        if f.name in ("text", "fragment"):  # streamed content: quoted, and kept short
+        if name in ("text", "fragment"):  # streamed content: quoted, and kept short
             value = repr(value if len(value) <= 40 else value[:37] + "...")
-        parts.append(f"{f.name}={value}")
+        parts.append(f"{name}={value}")
     return " ".join(parts)
 
 

@@ -20,7 +20,7 @@ from harness._errors import AdapterError
 from harness.codecs import Codec, dialects
 from harness.model.driver import DriverOutput, MalformedOutput, WireChunk, coerce_output, turn_facts
 from harness.replay._watchdog import Progress
-from harness.rules.driver import CONTRACTS, DriverCheck, DriverRun
+from harness.rules.driver import CONTRACTS, DriverCheck, DriverRun, declared_contract
 from harness.rules.registry import Rule, Violation
 from harness.scenario import DriverScenario
 
@@ -142,7 +142,7 @@ class DriverReplay:
         return self._chunks
 
     def run(self, adapter: Any, progress: Progress) -> None:
-        contract = getattr(adapter, "emits_calls", "per-call")
+        contract = declared_contract(adapter)
         if contract not in CONTRACTS:
             raise AdapterError(
                 f"the adapter's emits_calls is {contract!r}; it says when the driver passes tool "

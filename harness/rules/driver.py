@@ -30,6 +30,11 @@ SEED_003 = "seed 003 (x2d7/interlude #22: partial tool calls)"
 CONTRACTS = ("per-call", "per-message")
 
 
+def declared_contract(adapter: object) -> object:
+    """The contract a driver adapter declares (``emits_calls``); per-call if it says nothing."""
+    return getattr(adapter, "emits_calls", CONTRACTS[0])
+
+
 @dataclass(frozen=True)
 class DriverRun:
     """What one driver did with one encoded turn."""

@@ -111,7 +111,8 @@ class AnthropicDriver:
             yield ToolCallOut(block["id"], block["name"], arguments, strict_json(arguments))
 
 
-_REASON = {
+#: a Chat Completions finish_reason in the canonical vocabulary
+FINISH_REASONS = {
     "tool_calls": "tool_use",
     "function_call": "tool_use",
     "stop": "end_turn",
@@ -157,7 +158,7 @@ class OpenAIChatDriver:
                     finish = choice["finish_reason"]
                     yield from self.complete()
         yield from self.complete()
-        reason = _REASON.get(finish or "stop", "end_turn")
+        reason = FINISH_REASONS.get(finish or "stop", "end_turn")
         if reason == "end_turn" and self.emitted:
             reason = "tool_use"  # finish_reason 'stop' although the model called tools
         yield TurnEnd(reason)

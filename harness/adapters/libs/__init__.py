@@ -14,6 +14,11 @@ import importlib.util
 from dataclasses import dataclass
 
 
+def install_hint(extra: str) -> str:
+    """The command that installs an extra of streamharness."""
+    return f"pip install 'streamharness[{extra}]'"
+
+
 def require(*modules: str, extra: str = "libs") -> None:
     """Import the library now, so a missing one stops the run with a hint instead of showing up
     in every scenario as a crash of the consumer."""
@@ -22,7 +27,7 @@ def require(*modules: str, extra: str = "libs") -> None:
             importlib.import_module(module)
         except ImportError as exc:
             raise ImportError(
-                f"this adapter needs {module!r}: pip install 'streamharness[{extra}]'"
+                f"this adapter needs {module!r}: {install_hint(extra)}"
             ) from exc
 
 

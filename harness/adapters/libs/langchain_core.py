@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from harness.adapters.driver.reference import close_upstream, events
+from harness.adapters.driver.reference import FINISH_REASONS, closing, events
 from harness.adapters.libs import require
 from harness.adapters.libs.anthropic_sdk import arguments_text
-from harness.adapters.libs.openai_chat import REASONS
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 from harness.wire import DONE
 
@@ -53,27 +52,25 @@ class LangChainMessageChunks:
     emits_calls = "per-message"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        try:
-            message = None
-            for _, data in events(chunks):
-                if data is DONE:
-                    break
-                chunk = message_chunk(data)
-                if chunk.content:
-                    yield TextOut(chunk.content)
-                message = chunk if message is None else message + chunk
-            if message is None:
-                return
-            for call in message.tool_calls:
-                yield ToolCallOut(
-                    call["id"] or "", call["name"], arguments_text(call["args"]), True
-                )
-            for bad in message.invalid_tool_calls:
-                yield ToolCallOut(bad["id"] or "", bad["name"] or "", bad["args"] or "", False)
-            reason = str(message.response_metadata.get("finish_reason"))
-            yield TurnEnd(REASONS.get(reason, reason))
-        finally:
-            close_upstream(chunks)
+        yield from closing(chunks, self.read(chunks))
+
+    def read(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        message = None
+        for _, data in events(chunks):
+            if data is DONE:
+                break
+            chunk = message_chunk(data)
+            if chunk.content:
+                yield TextOut(chunk.content)
+            message = chunk if message is None else message + chunk
+        if message is None:
+            return
+        for call in message.tool_calls:
+            yield ToolCallOut(call["id"] or "", call["name"], arguments_text(call["args"]), True)
+        for bad in message.invalid_tool_calls:
+            yield ToolCallOut(bad["id"] or "", bad["name"] or "", bad["args"] or "", False)
+        reason = str(message.response_metadata.get("finish_reason"))
+        yield TurnEnd(FINISH_REASONS.get(reason, reason))
 
 
 def make_adapter() -> LangChainMessageChunks:

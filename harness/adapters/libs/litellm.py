@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from harness.adapters.driver.reference import close_upstream, events, strict_json
+from harness.adapters.driver.reference import FINISH_REASONS, closing, events, strict_json
 from harness.adapters.libs import require
-from harness.adapters.libs.openai_chat import REASONS
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 from harness.wire import DONE
 
@@ -25,32 +24,32 @@ class LiteLLMChunkBuilder:
     emits_calls = "per-message"
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        yield from closing(chunks, self.read(chunks))
+
+    def read(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         import litellm
         from litellm.types.utils import ModelResponseStream
 
-        try:
-            received = []
-            for _, data in events(chunks):
-                if data is DONE:
-                    break
-                chunk = ModelResponseStream(**data)
-                received.append(chunk)
-                for choice in chunk.choices[:1]:
-                    if choice.delta.content:
-                        yield TextOut(choice.delta.content)
-            response = litellm.stream_chunk_builder(received) if received else None
-            if response is None:
-                return
-            choice = response.choices[0]
-            for call in choice.message.tool_calls or ():
-                arguments = call.function.arguments or ""
-                yield ToolCallOut(
-                    call.id or "", call.function.name or "", arguments, strict_json(arguments)
-                )
-            reason = str(choice.finish_reason)
-            yield TurnEnd(REASONS.get(reason, reason))
-        finally:
-            close_upstream(chunks)
+        received = []
+        for _, data in events(chunks):
+            if data is DONE:
+                break
+            chunk = ModelResponseStream(**data)
+            received.append(chunk)
+            for choice in chunk.choices[:1]:
+                if choice.delta.content:
+                    yield TextOut(choice.delta.content)
+        response = litellm.stream_chunk_builder(received) if received else None
+        if response is None:
+            return
+        choice = response.choices[0]
+        for call in choice.message.tool_calls or ():
+            arguments = call.function.arguments or ""
+            yield ToolCallOut(
+                call.id or "", call.function.name or "", arguments, strict_json(arguments)
+            )
+        reason = str(choice.finish_reason)
+        yield TurnEnd(FINISH_REASONS.get(reason, reason))
 
 
 def make_adapter() -> LiteLLMChunkBuilder:

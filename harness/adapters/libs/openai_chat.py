@@ -18,18 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from harness.adapters.driver.reference import strict_json
+from harness.adapters.driver.reference import FINISH_REASONS, strict_json
 from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
-
-#: finish_reason in the canonical vocabulary; anything else is passed on as it is
-REASONS = {
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "stop": "end_turn",
-    "length": "max_tokens",
-}
 
 
 def open_stream(chunks: Iterator[str]) -> Any:
@@ -45,7 +37,7 @@ def open_stream(chunks: Iterator[str]) -> Any:
 def finish(stream: Any) -> TurnEnd:
     choices = stream.current_completion_snapshot.choices
     reason = choices[0].finish_reason if choices else None
-    return TurnEnd(REASONS.get(str(reason), str(reason)))
+    return TurnEnd(FINISH_REASONS.get(str(reason), str(reason)))  # others as they are
 
 
 class OpenAIChatStreamEvents:

@@ -178,13 +178,9 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
 def adapter_layers_if_left_out(result: ScenarioResult) -> str | None:
     """The layers the adapter implements (as the replay names them, e.g. ``driver``), when the
     result is a skip because the scenario's layer is not one of them; otherwise None."""
-    if result.status != "skip" or result.skip_reason is None:
+    if result.adapter_layers is None:
         return None
-    # the replay's reason for exactly this skip (harness.replay.replay)
-    prefix = f"needs the {result.scenario.layer} layer; the adapter implements: "
-    if not result.skip_reason.startswith(prefix):
-        return None
-    return result.skip_reason[len(prefix) :]
+    return ", ".join(result.adapter_layers) or "none"
 
 
 def left_out_line(results: Sequence[ScenarioResult]) -> str | None:

@@ -54,6 +54,7 @@ def replay(
         run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
     started = time.perf_counter()
     made: list[object] = []
+    lacking: list[tuple[str, ...]] = []  # the adapter's layers, when it lacks the scenario's
 
     def body(progress: Progress) -> str | None:
         progress.calls += 1
@@ -69,6 +70,7 @@ def replay(
                 f"asking the adapter which layers it implements raised {type(exc).__name__}: {exc}",
             ) from exc
         if scenario.layer not in layers:
+            lacking.append(layers)
             offered = ", ".join(layers) or "none"
             return f"needs the {scenario.layer} layer; the adapter implements: {offered}"
         if isinstance(run, DriverReplay):
@@ -92,6 +94,7 @@ def replay(
             seconds,
             run.observation,
             tuple(r.id for r in rules),
+            lacking[0] if lacking and status == "skip" else None,
         )
 
     try:

@@ -25,6 +25,8 @@ class ScenarioResult:
     observation: Observation | None = None
     #: the rules that were checked
     rules_checked: tuple[str, ...] = ()
+    #: for a skip because the adapter lacks the scenario's layer: the layers it implements
+    adapter_layers: tuple[str, ...] | None = None
 
     @property
     def rules_broken(self) -> tuple[str, ...]:

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from harness.scenario import Scenario
-from tests.scenarios_for_tests import load_every
+from tests.scenarios_for_tests import ROOT
 
 pytest_plugins = ["pytester"]
-
-ROOT = Path(__file__).resolve().parent
-LIBRARY = ROOT / "scenarios"
-
-
-@pytest.fixture(scope="session")
-def library() -> list[Scenario]:
-    """Every scenario of the built-in library, loaded once."""
-    return load_every(LIBRARY)
 
 
 @pytest.fixture(autouse=True)

@@ -10,12 +10,12 @@ from functools import cache
 
 import pytest
 
-from conftest import LIBRARY
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.replay import ScenarioResult, replay
 from harness.replay.driver import DriverReplay
 from harness.rules import RULES
 from harness.scenario import load_all
+from tests.scenarios_for_tests import LIBRARY
 
 SCENARIOS, _PROBLEMS = load_all([LIBRARY])
 REFERENCES = [a for a in BUNDLED.values() if a.kind == "reference"]

@@ -39,7 +39,7 @@ def run(driver: Any, target: Scenario) -> ScenarioResult:
 
 def rules_broken(result: ScenarioResult) -> set[str]:
     assert result.status in ("pass", "fail"), result.error or result.skip_reason
-    return {v.rule for v in result.violations}
+    return set(result.rules_broken)
 
 
 class HoldsCallsToTurnEnd:

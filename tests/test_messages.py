@@ -8,13 +8,14 @@ layer's library, so a new rule whose message names only one side fails here.
 from __future__ import annotations
 
 import re
-from functools import cache
 
-from conftest import LIBRARY
+import pytest
+
 from harness.adapters.registry import BUNDLED
 from harness.replay import replay
 from harness.rules.registry import Violation
 from harness.scenario import load_all
+from tests.scenarios_for_tests import LIBRARY
 
 #: the side of what should be: the recorded trace, the wire stream, the live session, the
 #: scenario's pinned expectation, or the rule's own "should"
@@ -27,7 +28,6 @@ OBSERVED_SIDE = re.compile(
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
-@cache
 def first_violation_per_rule() -> dict[str, tuple[str, str, Violation]]:
     scenarios, problems = load_all([LIBRARY])
     assert not problems
@@ -43,6 +43,7 @@ def first_violation_per_rule() -> dict[str, tuple[str, str, Violation]]:
     return found
 
 
+@pytest.mark.slow
 def test_every_sampled_message_names_the_expected_and_the_observed_value() -> None:
     sample = first_violation_per_rule()
     # one rule of each layer at least, and the scenario's own pinned expectations

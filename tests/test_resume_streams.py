@@ -7,12 +7,11 @@ from textwrap import dedent
 
 import pytest
 
-from conftest import LIBRARY
 from harness.adapters.registry import AdapterInfo
 from harness.adapters.session.reference import ReferenceSessionConsumer
 from harness.model import session as ev
 from harness.replay import replay
-from tests.scenarios_for_tests import load_session, parse_session
+from tests.scenarios_for_tests import LIBRARY, load_session, parse_session
 
 LIBRARY_SCENARIO = LIBRARY / "session" / "resume-after-streamed-tool-call.yaml"
 

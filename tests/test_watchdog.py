@@ -42,6 +42,7 @@ def adapter_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str)
     return f"{name}:make_adapter"
 
 
+@pytest.mark.slow
 def test_a_factory_importing_its_library_is_not_timed_out(tmp_path, monkeypatch):
     library = slow_library(tmp_path, modules=10, seconds=0.15)  # 1.5 s in all, 0.15 s a module
     reference = adapter_module(
@@ -59,6 +60,7 @@ def test_a_factory_importing_its_library_is_not_timed_out(tmp_path, monkeypatch)
     assert (result.status, result.error) == ("pass", None)
 
 
+@pytest.mark.slow
 def test_a_driver_importing_its_library_on_its_first_call_is_not_timed_out(tmp_path, monkeypatch):
     library = slow_library(tmp_path, modules=10, seconds=0.15)
     reference = adapter_module(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness.adapters.libs._offline import http_module
+
 
 def body(*deltas: dict[str, Any], finish: str = "tool_calls") -> bytes:
     chunks = [{"role": "assistant", "content": None}, *deltas]
@@ -42,10 +44,7 @@ def call(
 def offline_client(client_class: type, data: bytes) -> Any:
     """An SDK's default HTTP client (``DefaultHttpxClient`` or its async twin) whose transport
     answers every request with the body; built on whichever httpx flavour the SDK uses."""
-    import importlib
-
-    roots = [b.__module__.split(".")[0] for b in client_class.__mro__]
-    httpx = importlib.import_module(next(r for r in roots if r in ("httpx", "httpx2")))
+    httpx = http_module(client_class)
 
     def answer(request: Any) -> Any:
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=data)

@@ -94,13 +94,9 @@ class AdapterError(HarnessError):
     """The adapter under test misbehaved (raised, hung or returned a malformed observation).
 
     ``index`` is the event the replay had reached, -1 when no event is to blame (creating the
-    adapter, a driver's output)::
-
-        try:
-            ...
-        except AdapterError as exc:
-            print(f"event {exc.index}: {exc}")
-    """
+    adapter, a driver's output). ``replay()`` catches it and reports it as an ``error`` result
+    whose text names that event; the index itself is for code that drives the replayers
+    directly."""
 
     def __init__(self, message: str, *, index: int = -1) -> None:
         super().__init__(message)

@@ -55,7 +55,6 @@ so are the ``*_CHUNK`` convenience events, which the AG-UI client expands before
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,6 +62,7 @@ from typing import Any
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
+from harness.wire.sse import LINE_END
 
 QUIRKS = {
     "messages_snapshot": (
@@ -129,8 +129,6 @@ CALL_ENDERS = frozenset(
     }
 )
 _CHUNK_EVENTS = frozenset({"TEXT_MESSAGE_CHUNK", "TOOL_CALL_CHUNK", "REASONING_MESSAGE_CHUNK"})
-
-_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 #: what a server sends besides the turn: chunks that carry nothing of it
@@ -581,7 +579,7 @@ def _comment_blocks(body: str) -> list[int]:
     found: list[int] = []
     start: int | None = None
     comments_only = True
-    for number, line in enumerate(_LINE_END.split(body), start=1):
+    for number, line in enumerate(LINE_END.split(body), start=1):
         if not line:
             if start is not None and comments_only:
                 found.append(start)

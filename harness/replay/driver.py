@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,8 +22,7 @@ from harness.replay._watchdog import Progress
 from harness.rules.driver import CONTRACTS, DriverCheck, DriverRun, declared_contract
 from harness.rules.registry import Rule, Violation
 from harness.scenario import DriverScenario
-
-_LINE_ENDS = re.compile(r"\r\n|\r|\n")
+from harness.wire.sse import LINE_END
 
 
 class StreamCancelled(BaseException):
@@ -89,7 +87,7 @@ def recorded_chunks(scenario: DriverScenario) -> tuple[WireChunk, ...]:
     out = []
     turn, origin = scenario.turn, 0
     for text, line in scenario.raw_wire:
-        last = line + len(_LINE_ENDS.findall(text.rstrip("\r\n")))  # its last non-blank line
+        last = line + len(LINE_END.findall(text.rstrip("\r\n")))  # its last non-blank line
         while origin + 1 < len(turn) and turn[origin + 1].line <= last:
             origin += 1
         out.append(WireChunk(text, origin))

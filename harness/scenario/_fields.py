@@ -42,7 +42,8 @@ class Fields:
         self.problems.append(Problem(self.path, line, message))
 
     def fail(self, line: builtins.int, message: builtins.str) -> NoReturn:
-        self.problems.append(Problem(self.path, line, message))
+        """Record a problem that ends reading this item."""
+        self.note(line, message)
         raise Invalid
 
     def line_of(self, key: builtins.str) -> builtins.int:

@@ -4,7 +4,6 @@ and the dialects, quirks and cancellation it runs with."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from harness.codecs import Codec, dialects
@@ -13,11 +12,10 @@ from harness.scenario._fields import Fields
 from harness.scenario.faults import apply_faults
 from harness.scenario.reader import StepReader
 from harness.scenario.types import DriverScenario, Recording, ScenarioHeader, fields_of
+from harness.wire.sse import LINE_END
 
 #: the top-level fields only driver scenarios have (``expect`` is read to say it is not offered)
 DRIVER_KEYS = ("dialects", "quirks", "cancel_after_reads", "wire", "trace", "faults", "expect")
-
-_LINE_ENDS = re.compile(r"\r\n|\r|\n")
 
 
 def read_driver_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> DriverScenario:
@@ -110,9 +108,7 @@ def _recorded_wire(
             recording = Recording(source)  # a body's lines count within it, as in its errors
         turn = list(codecs[dialect].decode(body, source=source))
         return dialect, split_sse(body, source=source), turn, recording
-    except WireError as exc:
-        w.fail(w.line, f"the recorded stream cannot be read: {exc}")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (WireError, OSError, UnicodeDecodeError) as exc:
         w.fail(w.line, f"the recorded stream cannot be read: {exc}")
 
 
@@ -121,16 +117,16 @@ def _inline(text: str, at: int, body: str, path: str) -> Recording:
     (``body: |``), body line n is on the n-th line after ``body:``; that is checked line by line
     against the file, and anything else (a quoted or folded string) is placed at line ``at``,
     where the body starts."""
-    lines = _LINE_ENDS.split(body)
+    lines = LINE_END.split(body)
     while lines and not lines[-1].strip():
         lines.pop()  # trailing blank lines carry no event
-    written = _LINE_ENDS.split(text)[at : at + len(lines)]  # the lines after ``body:``'s
-    followed = bool(lines) and len(written) == len(lines)
-    for mine, theirs in zip(lines, written, strict=False):
-        if not followed:
-            break
-        if mine.strip():
-            followed = theirs.endswith(mine) and not theirs[: len(theirs) - len(mine)].strip()
-        else:
-            followed = not theirs.strip()
+    written = LINE_END.split(text)[at : at + len(lines)]  # the lines after ``body:``'s
+    followed = bool(lines) and len(written) == len(lines) and all(map(_written_as, lines, written))
     return Recording(path, at + 1, exact=True) if followed else Recording(path, at, exact=False)
+
+
+def _written_as(mine: str, theirs: str) -> bool:
+    """The file's line ``theirs`` is the body's line ``mine`` behind its indentation."""
+    if mine.strip():
+        return theirs.endswith(mine) and not theirs[: len(theirs) - len(mine)].strip()
+    return not theirs.strip()

@@ -202,7 +202,7 @@ def _resume(r: StepReader, f: Fields) -> list[Any]:
     kw = base(r, f, ("history",))
     raw = f.raw("history")
     if raw == "live":
-        # Filled in once the live events before it are known (see session.read).
+        # Filled in once the live events before it are known (``session._check_trace``).
         return [ev.Resume(history=(), **kw)]
     if not isinstance(raw, LocatedList):
         f.fail(f.line_of("history"), "'history' should be 'live' or a list of messages")

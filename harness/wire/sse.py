@@ -22,7 +22,8 @@ from typing import Any, Final
 from harness._errors import WireError
 
 # Line ends of the SSE format, and the ones a JSON document may contain as whitespace.
-_LINE_END = re.compile(r"\r\n|\r|\n")
+#: a line end as SSE (and the scenario files) know them: CRLF, CR or LF
+LINE_END = re.compile(r"\r\n|\r|\n")
 _JSON_SPACE = re.compile(r"[ \t\r\n]*")
 _BOM = "\ufeff"
 
@@ -306,7 +307,7 @@ def _lines(text: str) -> Iterator[tuple[int, str, bool]]:
     """(line number, line without its end, whether a line end followed) for each line."""
     pos = 0
     number = 0
-    for number, end in enumerate(_LINE_END.finditer(text), start=1):
+    for number, end in enumerate(LINE_END.finditer(text), start=1):
         yield number, text[pos : end.start()], True
         pos = end.end()
     if pos < len(text):
@@ -325,7 +326,7 @@ class _LineCounter:
     def at(self, pos: int) -> int:
         if pos < self._pos:
             self._pos, self._line = 0, 1
-        self._line += len(_LINE_END.findall(self._text, self._pos, pos))
+        self._line += len(LINE_END.findall(self._text, self._pos, pos))
         self._pos = pos
         return self._line
 

@@ -26,9 +26,7 @@ def require(*modules: str, extra: str = "libs") -> None:
         try:
             importlib.import_module(module)
         except ImportError as exc:
-            raise ImportError(
-                f"this adapter needs {module!r}: {install_hint(extra)}"
-            ) from exc
+            raise ImportError(f"this adapter needs {module!r}: {install_hint(extra)}") from exc
 
 
 @dataclass(frozen=True)

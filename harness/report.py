@@ -11,9 +11,11 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from harness.codecs.registry import registered
 from harness.model.driver import TurnEvent, turn_event_to_json
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
+from harness.scenario import DriverScenario
 
 _MARK = {"pass": "PASS ", "fail": "FAIL ", "skip": "SKIP ", "error": "ERROR"}
 
@@ -47,7 +49,9 @@ def reproduce_commands(
     only = f"--harness-scenario={shlex.quote(result.scenario.id)}"
     if adapter is None:
         return [f"python -m pytest {only}"] if pytest else []
-    commands = [reproduce_command(result, adapter)]
+    # ``harness run`` knows the bundled dialects only, not codecs a conftest.py registered
+    runnable = not (isinstance(result.scenario, DriverScenario) and registered())
+    commands = [reproduce_command(result, adapter)] if runnable else []
     if pytest:
         commands.append(f"python -m pytest --harness-adapter={shlex.quote(adapter)} {only}")
     return commands

@@ -125,3 +125,24 @@ def test_conformance_failure_is_an_assertion_carrying_the_result(session_failure
     assert isinstance(failure, AssertionError)
     assert failure.result is session_failure
     assert str(failure).startswith(f"1 conformance violation(s) in {session_failure.scenario.id} ")
+
+
+def test_no_harness_run_command_for_a_driver_case_that_needs_a_registered_codec(
+    driver_failure, session_failure
+):
+    # harness run loads the bundled dialects only; a conftest's codec is unknown to it
+    from harness.codecs import register_codec, unregister_codec
+    from harness.codecs.anthropic import AnthropicCodec
+
+    class Gateway(AnthropicCodec):
+        name = "gateway-test"
+
+    register_codec(Gateway())
+    try:
+        driver = reproduce_commands(driver_failure, DRIVER_MUTANT, pytest=True)
+        session = reproduce_commands(session_failure, SESSION_MUTANT, pytest=True)
+    finally:
+        unregister_codec("gateway-test")
+    assert [c.split()[0] for c in driver] == ["python"]
+    assert [c.split()[0] for c in session] == ["harness", "python"]
+    assert reproduce_commands(driver_failure, DRIVER_MUTANT)[0].startswith("harness run ")

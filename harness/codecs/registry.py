@@ -33,6 +33,11 @@ def _bundled_codecs() -> dict[str, Codec]:
     return _bundled
 
 
+def registered() -> tuple[str, ...]:
+    """The names of the codecs registered in this process (not bundled ones)."""
+    return tuple(_registered)
+
+
 def dialects() -> dict[str, Codec]:
     """Every known codec by dialect name: the bundled ones, then the registered ones (a codec
     registered with ``replace=True`` over a bundled one takes its place). A new dict each call."""
@@ -69,8 +74,8 @@ def register_codec(codec: _C, *, replace: bool = False) -> _C:
 def unregister_codec(name: str) -> None:
     """Forget a codec ``register_codec`` added (a bundled dialect it replaced comes back)."""
     if name not in _registered:
-        registered = ", ".join(_registered) or "none"
-        raise UsageError(f"no codec named {name!r} was registered (registered: {registered})")
+        names = ", ".join(_registered) or "none"
+        raise UsageError(f"no codec named {name!r} was registered (registered: {names})")
     del _registered[name]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 from harness.model import driver as dv
@@ -77,6 +78,12 @@ def turn_scenario(
         quirks=quirks,
         cancel_after_reads=cancel_after_reads,
     )
+
+
+@cache
+def library() -> tuple[Scenario, ...]:
+    """The built-in library, loaded once per test process (scenarios are frozen)."""
+    return tuple(load_every(LIBRARY))
 
 
 def load_every(folder: Path) -> list[Scenario]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import EXIT_BROKEN_PIPE, main
-from harness.scenario import load_all
+from tests.scenarios_for_tests import library
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "scenarios"
@@ -26,9 +26,7 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 
 def library_ids(*layers: str) -> set[str]:
-    scenarios, problems = load_all([LIBRARY])
-    assert not problems
-    return {s.id for s in scenarios if s.layer in layers}
+    return {s.id for s in library() if s.layer in layers}
 
 
 # -- a closed pipe --------------------------------------------------------------------------------

@@ -28,6 +28,17 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+def _quirk_selection(text: str) -> str | tuple[str, ...]:
+    if text in ("all", "none"):
+        return text
+    quirks = tuple(q.strip() for q in text.split(","))
+    if not all(quirks):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give all, none or quirk names joined by commas"
+        )
+    return quirks
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="harness", description="Conformance harness for streaming agent event consumers."
@@ -64,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SECONDS",
         help="time limit for one adapter call (default 10)",
+    )
+    run.add_argument(
+        "--quirks",
+        default="all",
+        type=_quirk_selection,
+        metavar="all|none|Q[,Q]",
+        help="driver scenarios: every case of the quirk cross product (all, the default), only "
+        "the scenarios as written (none), or the one case adding these quirks",
     )
 
     validate = sub.add_parser("validate", help="check scenario files")
@@ -160,6 +179,7 @@ def _check_rule_ids(ids: Sequence[str]) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.adapters.registry import resolve_adapter
     from harness.replay import DEFAULT_TIMEOUT, replay
+    from harness.replay.cases import cases_for
     from harness.report import render_table
 
     _check_rule_ids([*args.rule, *args.skip_rule])
@@ -172,6 +192,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not scenarios:
             layers = " or ".join(dict.fromkeys(args.layer))
             raise UsageError(f"no scenario of the {layers} layer under {', '.join(args.paths)}")
+    try:
+        scenarios = cases_for(scenarios, adapter, args.quirks)
+    except ValueError as exc:
+        raise UsageError(f"--quirks: {exc}") from None
+    if not scenarios:
+        raise UsageError(f"no scenario under {', '.join(args.paths)} can carry --quirks")
     results = [
         replay(
             s,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.replay import replay
+from harness.replay.cases import cases_for
 from harness.replay.result import ScenarioResult
 from harness.scenario import Scenario
 
@@ -40,7 +41,7 @@ def run_matrix(
     for adapter in adapters:
         if adapter.layer not in layers:
             continue  # no scenario of its layer among those given
-        mine = [s for s in scenarios if s.layer == adapter.layer]
+        mine = cases_for([s for s in scenarios if s.layer == adapter.layer], adapter)
         rows.append(Row(adapter, tuple(replay(s, adapter) for s in mine)))
     return rows
 
@@ -50,8 +51,11 @@ def render_matrix(rows: Sequence[Row]) -> str:
     lines = []
     for layer in dict.fromkeys(r.adapter.layer for r in rows):
         layer_rows = [r for r in rows if r.adapter.layer == layer]
-        count = len(layer_rows[0].results)
-        lines.append(f"{layer} layer: {count} scenarios x {len(layer_rows)} adapters")
+        count = len({r.scenario.id for r in layer_rows[0].results})
+        cases = sum(len(r.results) for r in layer_rows)
+        lines.append(
+            f"{layer} layer: {count} scenarios x {len(layer_rows)} adapters ({cases} cases)"
+        )
         lines.append("")
         lines.append(f"  {'adapter':<{width}}  {'failed':>8}  verdict")
         for row in layer_rows:

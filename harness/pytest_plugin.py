@@ -63,6 +63,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="only scenarios aimed at this rule",
     )
     group.addoption(
+        "--harness-quirks",
+        default="all",
+        metavar="all|none|Q[,Q]",
+        help="driver scenarios: every case of the quirk cross product (all, the default), only the "
+        "scenarios as written (none), or the one case adding these quirks",
+    )
+    group.addoption(
         "--harness-timeout",
         type=float,
         default=None,
@@ -155,15 +162,22 @@ class ScenarioFile(pytest.File):
         options = self.config.option
         if not _selected(scenario, options):
             return
-        adapters = options.harness_adapter or [None]
-        for adapter in adapters:
-            name = f"{scenario.id}[{adapter}]" if adapter else scenario.id
-            # no originalname: pytest >= 9.2 builds the node id from it, dropping "[adapter]"
-            item = ScenarioItem.from_parent(self, name=name, callobj=_replay_scenario)
-            item.stash[_CASE] = (scenario, adapter)
-            item.add_marker(pytest.mark.harness)
-            item.extra_keyword_matches.update({scenario.layer, *scenario.tags, *scenario.rules})
-            yield item
+        named = options.harness_adapter
+        configured = str(self.config.getini("harness_adapter"))
+        for adapter in named or [None]:
+            known = adapter or configured or None
+            for case in _cases(scenario, known, self.config):
+                # one item per case: ``id``, ``id[dialect+quirk]``, with ``[adapter]`` when named
+                name = case.case_id
+                if adapter:
+                    name = f"{case.id}[{adapter}]" + name[len(case.id) :]
+                # no originalname: pytest >= 9.2 builds the node id from it, dropping "[adapter]"
+                item = ScenarioItem.from_parent(self, name=name, callobj=_replay_scenario)
+                item.stash[_CASE] = (case, adapter)
+                item.stash[_EXPANDED] = known is not None
+                item.add_marker(pytest.mark.harness)
+                item.extra_keyword_matches.update({case.layer, *case.tags, *case.rules})
+                yield item
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioCollectError):
@@ -194,6 +208,33 @@ class ScenarioCollectError(Exception):
 
 
 _CASE = pytest.StashKey[tuple[Any, str | None]]()
+#: whether collection made the scenario's quirk cases (else the item runs them all)
+_EXPANDED = pytest.StashKey[bool]()
+
+
+def _quirk_selection(config: pytest.Config) -> str | tuple[str, ...]:
+    text = str(config.getoption("harness_quirks"))
+    return text if text in ("all", "none") else tuple(q.strip() for q in text.split(","))
+
+
+def _cases(scenario: Any, adapter: str | None, config: pytest.Config) -> list[Any]:
+    """The cases of ``scenario`` for the adapter named ``adapter`` (the quirk cross product in
+    its dialect). An adapter the ``harness_adapter`` fixture gives is not known while collecting:
+    the scenario is then one item that runs every case (``_replay_scenario``)."""
+    from harness.adapters.registry import resolve_adapter
+    from harness.replay.cases import cases_for
+    from harness.scenario import DriverScenario
+
+    if adapter is None or not isinstance(scenario, DriverScenario):
+        return [scenario]
+    try:
+        info = resolve_adapter(adapter)
+    except UsageError:
+        return [scenario]  # the item says so when it runs
+    try:
+        return cases_for([scenario], info, _quirk_selection(config))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--harness-quirks: {exc}") from None
 
 
 def _selected(scenario: Any, options: Any) -> bool:
@@ -227,7 +268,9 @@ def harness_adapter(request: pytest.FixtureRequest) -> str:
 def _replay_scenario(request: pytest.FixtureRequest) -> None:
     from harness.adapters.registry import AdapterInfo, resolve_adapter
     from harness.replay import replay
+    from harness.replay.cases import cases_for
     from harness.report import render_failure, reproduce_commands
+    from harness.scenario import DriverScenario
 
     item = request.node
     scenario, adapter_ref = item.stash[_CASE]
@@ -238,14 +281,23 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
         pytest.fail(f"harness: {exc}", pytrace=False)
     config = request.config
     timeout = config.getoption("harness_timeout") or float(config.getini("harness_timeout"))
-    result = replay(scenario, adapter, timeout=timeout)
+    cases = [scenario]
+    if not item.stash[_EXPANDED] and isinstance(scenario, DriverScenario):
+        # the fixture's adapter: its dialect is known only now, so this item runs every case
+        cases = cases_for([scenario], adapter, _quirk_selection(config))
+    results = [replay(case, adapter, timeout=timeout) for case in cases]
+    broken = [r for r in results if r.status in ("fail", "error")]
+    result = broken[0] if broken else results[0]
     item.stash[_RESULT] = result
     if result.status == "skip":
         pytest.skip(result.skip_reason or "")
-    if result.status in ("fail", "error"):
+    if broken:
         # a fixture may give an AdapterInfo, which no command line can name
         named = reference if isinstance(reference, str) else None
-        text = render_failure(result, reproduce_commands(result, named, pytest=True))
+        texts = [render_failure(r, reproduce_commands(r, named, pytest=True)) for r in broken]
+        if len(results) > 1:
+            texts.insert(0, f"{len(broken)} of the scenario's {len(results)} quirk cases failed")
+        text = "\n\n".join(texts)
         if result.status == "error":
             pytest.fail(text, pytrace=False)
         raise ConformanceFailure(result, text)

@@ -30,7 +30,18 @@ def reproduce_command(result: ScenarioResult, adapter: str | None = None) -> str
     """``harness run FILE --adapter NAME``: replays exactly this scenario against this adapter
     (``adapter`` is the reference to give, by default the result's adapter name)."""
     name = result.adapter if adapter is None else adapter
-    return f"harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(name)}"
+    command = f"harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(name)}"
+    return command + _quirks_option(result, "--quirks")
+
+
+def _quirks_option(result: ScenarioResult, option: str) -> str:
+    """The option naming a quirk case's added quirks (e.g. `` --quirks no_index``): the case of
+    the cross product to run, since the scenario's own runs every case."""
+    scenario = result.scenario
+    if not isinstance(scenario, DriverScenario):
+        return ""
+    added = scenario.variant.split("+")[1:]
+    return f" {option}={','.join(added) if added else 'none'}"
 
 
 def reproduce_commands(
@@ -47,6 +58,7 @@ def reproduce_commands(
         #  'python -m pytest --harness-adapter=my_project.testing:make_adapter --harness-scenario=x']
     """
     only = f"--harness-scenario={shlex.quote(result.scenario.id)}"
+    only += _quirks_option(result, "--harness-quirks")
     if adapter is None:
         return [f"python -m pytest {only}"] if pytest else []
     # ``harness run`` knows the bundled dialects only, not codecs a conftest.py registered
@@ -145,7 +157,7 @@ def render_failure(result: ScenarioResult, reproduce: Sequence[str] | None = Non
         lines = [f"the adapter misbehaved: {result.error}"]
     else:
         lines = [
-            f"{len(result.violations)} conformance violation(s) in {scenario.id} ({scenario.title})",
+            f"{len(result.violations)} conformance violation(s) in {scenario.case_id} ({scenario.title})",
             *render_violations(result),
         ]
     if reproduce is None:
@@ -160,11 +172,19 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
     out, and why."""
     lines: list[str] = []
     shown = [r for r in results if adapter_layers_if_left_out(r) is None]
-    for result in shown:
+    for result in _one_line_per_passing_scenario(shown):
         extra = ""
         if result.status == "fail":
             extra = f"  ({', '.join(result.rules_broken)})"
-        lines.append(f"{_MARK[result.status]} {result.scenario.id}  [{result.adapter}]{extra}")
+        if result.status == "pass":
+            passed, cases = _cases_of(shown, result)
+            if cases > 1:
+                extra = (
+                    f"  (all {cases} cases)"
+                    if passed == cases
+                    else f"  ({passed} of {cases} cases)"
+                )
+        lines.append(f"{_MARK[result.status]} {result.scenario.case_id}  [{result.adapter}]{extra}")
         if result.status == "skip":
             lines.append(f"  skipped: {result.skip_reason}")
         if result.status == "error":
@@ -177,6 +197,28 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
         lines.append(left_out)
     lines.append(summary_line(shown))
     return "\n".join(lines)
+
+
+def _one_line_per_passing_scenario(results: Sequence[ScenarioResult]) -> list[ScenarioResult]:
+    """Every result but the passing quirk cases of a scenario after its first passing one: the
+    table lists what went wrong case by case, and what passed once per scenario."""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for result in results:
+        key = (result.scenario.path, result.scenario.id, result.adapter)
+        if result.status == "pass":
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(result)
+    return out
+
+
+def _cases_of(results: Sequence[ScenarioResult], one: ScenarioResult) -> tuple[int, int]:
+    """How many of ``one``'s scenario's quirk cases passed, and how many there are."""
+    key = (one.scenario.path, one.scenario.id, one.adapter)
+    mine = [r for r in results if (r.scenario.path, r.scenario.id, r.adapter) == key]
+    return sum(r.status == "pass" for r in mine), len(mine)
 
 
 def adapter_layers_if_left_out(result: ScenarioResult) -> str | None:
@@ -207,7 +249,11 @@ def summary_line(results: Sequence[ScenarioResult]) -> str:
     counts = {status: 0 for status in _MARK}
     for result in results:
         counts[result.status] += 1
+    scenarios = len({(r.scenario.path, r.scenario.id) for r in results})
+    counted = f"{len(results)} scenarios"
+    if scenarios != len(results):  # quirk cases: say how many scenarios they came from
+        counted = f"{len(results)} cases of {scenarios} scenarios"
     return (
-        f"{len(results)} scenarios: {counts['pass']} passed, {counts['fail']} failed, "
+        f"{counted}: {counts['pass']} passed, {counts['fail']} failed, "
         f"{counts['error']} errors, {counts['skip']} skipped"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -148,3 +149,24 @@ def resolve_adapter(reference: str) -> AdapterInfo:
     return AdapterInfo(
         reference, layer[0] if isinstance(layer, tuple) else str(layer), "external", target
     )
+
+
+def adapter_dialect(info: AdapterInfo) -> str | None:
+    """The dialect a driver adapter reads: its factory's ``dialect`` when that is a class
+    attribute, else one instance's (closed again). None when it names none, or when making one
+    fails: the replay then says why, case by case."""
+    declared = getattr(info.factory, "dialect", None)
+    if isinstance(declared, str) or info.name.startswith("exec:"):
+        return declared if isinstance(declared, str) else None
+    try:
+        instance = info.factory()
+    except Exception:
+        return None
+    try:
+        dialect = getattr(instance, "dialect", None)
+    finally:
+        close = getattr(instance, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                close()
+    return dialect if isinstance(dialect, str) else None

@@ -66,6 +66,9 @@ class ScenarioResult:
             ],
             "file": self.scenario.path,
         }
+        variant = getattr(self.scenario, "variant", "")
+        if variant:
+            data["case"] = variant  # the quirk case: ``dialect+quirk``
         if self.error is not None:
             data["error"] = self.error
         if self.skip_reason is not None:

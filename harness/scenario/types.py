@@ -47,6 +47,12 @@ class ScenarioHeader:
     path: str
     line: int
 
+    @property
+    def case_id(self) -> str:
+        """The scenario's id, and for a case the cross product made, its variant in brackets:
+        ``parallel-calls[openai-chat+no_index]``."""
+        return self.id
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SessionScenario(ScenarioHeader):
@@ -108,6 +114,13 @@ class DriverScenario(ScenarioHeader):
     raw_wire: tuple[tuple[str, int], ...] = ()
     #: where the turn's lines are, for a turn read from a recording (None: the scenario's steps)
     recording: Recording | None = None
+    #: for a case of the quirk cross product (``harness.scenario.cases``): ``dialect+quirk[+quirk]``
+    #: naming the quirks it adds to the scenario's own; empty for the scenario as written
+    variant: str = ""
+
+    @property
+    def case_id(self) -> str:
+        return f"{self.id}[{self.variant}]" if self.variant else self.id
 
     @property
     def events(self) -> tuple[dv.TurnEvent, ...]:

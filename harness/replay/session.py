@@ -33,11 +33,16 @@ from harness.rules.session_ledger import SessionLedger
 from harness.scenario import Expectation, SessionScenario
 
 
-def plan_checkpoints(trace: Sequence[ev.SessionEvent]) -> list[ObservationPoint]:
+def plan_checkpoints(
+    trace: Sequence[ev.SessionEvent], *, every_event: bool = False
+) -> list[ObservationPoint]:
     plan: list[ObservationPoint] = []
     for i, event in enumerate(trace):
         kind = type(event)
-        if kind is ev.UserTurnStart:
+        if every_event and kind is not ev.Resume:
+            name = f"checkpoint {event.name}" if kind is ev.Checkpoint else f"after event {i}"  # type: ignore[attr-defined]
+            plan.append(ObservationPoint(i, name, True))
+        elif kind is ev.UserTurnStart:
             plan.append(ObservationPoint(i, "user turn start", False))
         elif kind is ev.InteractionEnd:
             plan.append(ObservationPoint(i, f"interaction end of {event.session_id}", False))
@@ -76,7 +81,7 @@ def prepare(scenario: SessionScenario) -> Prepared:
     with _PREPARING:
         prepared = _PREPARED.get(scenario)
         if prepared is None:
-            plan = tuple(plan_checkpoints(scenario.trace))
+            plan = tuple(plan_checkpoints(scenario.trace, every_event=scenario.observe_every_event))
             ledger = SessionLedger(scenario.trace, [c.index for c in plan])
             for checkpoint in plan:
                 if checkpoint.full:

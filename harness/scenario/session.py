@@ -13,12 +13,15 @@ from harness.scenario.reader import StepReader
 from harness.scenario.types import ScenarioHeader, SessionScenario, fields_of
 
 #: the top-level fields only session scenarios have
-SESSION_KEYS = ("session", "unlabelled_subsessions", "trace", "faults", "expect")
+SESSION_KEYS = ("session", "unlabelled_subsessions", "observe", "trace", "faults", "expect")
 
 
 def read_session_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> SessionScenario:
     """The trace (steps, then faults), its checks, and the pinned expectations."""
     unlabelled = top.bool("unlabelled_subsessions", False)
+    every_event = (
+        top.choice("observe", ("checkpoints", "every_event"), "checkpoints") == "every_event"
+    )
     steps = top.list("trace", required=True)
     if not steps:
         top.fail(top.line_of("trace"), "the trace is empty")
@@ -32,6 +35,7 @@ def read_session_scenario(r: StepReader, top: Fields, header: ScenarioHeader) ->
         trace=tuple(trace),
         expectations=expectations,
         unlabelled_subsessions=unlabelled,
+        observe_every_event=every_event,
         _delivered=_unlabelled(trace) if unlabelled else (),
     )
 

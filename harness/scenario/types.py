@@ -64,6 +64,9 @@ class SessionScenario(ScenarioHeader):
     #: the sub-sessions' events reach the adapter without their session ids (as on a channel
     #: that does not label them): only subsession_start/end say where they begin and end
     unlabelled_subsessions: bool = False
+    #: observe everything after every event (``observe: every_event``), not only at the
+    #: checkpoints: state that is wrong only mid-stream is seen (generated scenarios ask for it)
+    observe_every_event: bool = False
     _delivered: tuple[ev.SessionEvent, ...] = ()
 
     @property

@@ -1,5 +1,5 @@
 """The reference drivers with one known bug put back, one class per bug (seeds 002 and 003,
-REAL_BUGS rows 1-16)."""
+REAL_BUGS rows 1-16, and the quirks of the Gemini, OpenAI Responses and AG-UI dialects)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness.adapters.driver.ag_ui import AGUIDriver
+from harness.adapters.driver.gemini import GeminiDriver, GeminiJSONArrayDriver
+from harness.adapters.driver.openai_responses import OpenAIResponsesDriver
 from harness.adapters.driver.reference import (
     AnthropicAgentDriver,
     OpenAIChatDriver,
@@ -274,3 +277,115 @@ class KeysById(OpenAIChatDriver):
 class TextAfterCalls(AnthropicAgentDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         yield from _held_to_the_end(super().turn(chunks), TextOut)
+
+
+@mutant(
+    "gemini-first-call-per-response",
+    "Only the first functionCall part of each response is read, so parallel calls that arrive "
+    "together in one response lose all but the first.",
+)
+class FirstCallPerResponse(GeminiDriver):
+    def response(self, responses: Iterator[Any]) -> Iterator[DriverOutput]:
+        yield from super().response(_first_call_only(responses))
+
+
+def _first_call_only(responses: Iterator[Any]) -> Iterator[Any]:
+    for data in responses:
+        for candidate in data.get("candidates") or () if isinstance(data, dict) else ():
+            content = candidate.get("content") or {}
+            parts = content.get("parts") or []
+            calls = [n for n, part in enumerate(parts) if "functionCall" in part]
+            # the bug: one call per response is read, the first, as parts[0]-style code does
+            content["parts"] = [part for n, part in enumerate(parts) if n not in calls[1:]]
+        yield data
+
+
+@mutant(
+    "gemini-array-element-per-read",
+    "Each read of the JSON-array body is parsed as one whole element (the '[', ',' and ']' "
+    "around it stripped), so an element that arrives in two reads cannot be parsed.",
+)
+class ArrayElementPerRead(GeminiJSONArrayDriver):
+    def responses(self, chunks: Iterator[str]) -> Iterator[Any]:
+        for chunk in chunks:
+            text = chunk.strip().lstrip("[,").rstrip("]").strip()
+            if text:
+                yield json.loads(text)
+
+
+@mutant(
+    "responses-next-item-ends-call",
+    "A function call is taken as complete when the next output item is added (as a Chat "
+    "Completions call ends when the next index starts), so calls whose argument deltas "
+    "interleave are emitted before their arguments arrive.",
+)
+class NextItemEndsCall(OpenAIResponsesDriver):
+    def event(self, kind: str, data: dict[str, Any]) -> Iterator[DriverOutput]:
+        if kind == "response.output_item.added":
+            for call in list(self.calls.values()):
+                yield from self.complete(call)
+        yield from super().event(kind, data)
+
+
+#: the fields the mutant expects on a delta event: every one but the 'obfuscation' padding
+_DELTA_FIELDS = frozenset(
+    {
+        "type",
+        "sequence_number",
+        "item_id",
+        "output_index",
+        "content_index",
+        "summary_index",
+        "delta",
+        "logprobs",
+    }
+)
+
+
+@mutant(
+    "responses-rejects-unknown-fields",
+    "Delta events are validated against a fixed list of fields and refused if they carry any "
+    "other, so the 'obfuscation' padding that real servers add to every delta event makes it fail.",
+)
+class RejectsUnknownFields(OpenAIResponsesDriver):
+    def event(self, kind: str, data: dict[str, Any]) -> Iterator[DriverOutput]:
+        unknown = set(data) - _DELTA_FIELDS
+        if kind.endswith(".delta") and unknown:
+            raise ValueError(f"unexpected fields {sorted(unknown)} in a {kind} event")
+        yield from super().event(kind, data)
+
+
+@mutant(
+    "ag-ui-end-closes-latest-call",
+    "TOOL_CALL_END closes the call started last, whatever its toolCallId, so when parallel "
+    "calls all start before either ends, each end emits another call than the one it names "
+    "and the calls come out in reverse order.",
+)
+class EndClosesLatestCall(AGUIDriver):
+    def run(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        yield from super().run(self._latest_ended(chunks))
+
+    def _latest_ended(self, chunks: Iterator[str]) -> Iterator[str]:
+        for chunk in chunks:
+            for _, data in events(iter([chunk])):
+                if isinstance(data, dict) and data.get("type") == "TOOL_CALL_END" and self.open:
+                    latest = next(reversed(self.open))
+                    chunk = f"data: {json.dumps({**data, 'toolCallId': latest})}\n\n"
+            yield chunk
+
+
+@mutant(
+    "ag-ui-step-end-discards-open-calls",
+    "A step's end resets the step's state: calls still open when the step finishes (no "
+    "TOOL_CALL_END yet) are discarded instead of emitted.",
+)
+class StepEndDiscardsOpenCalls(AGUIDriver):
+    def run(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        yield from super().run(self._open_calls_dropped(chunks))
+
+    def _open_calls_dropped(self, chunks: Iterator[str]) -> Iterator[str]:
+        for chunk in chunks:
+            for _, data in events(iter([chunk])):
+                if isinstance(data, dict) and data.get("type") == "STEP_FINISHED":
+                    self.open.clear()  # the bug: before the reference emits them there
+            yield chunk

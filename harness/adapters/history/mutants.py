@@ -166,3 +166,62 @@ class ResumeSkipsToolCalls(ReferenceHistoryStore):
             HistoryMessage(m.role, tuple(b for b in m.blocks if not isinstance(b, ToolUseBlock)))
             for m in self.stored(session_id)
         )
+
+
+class _StoreBug(ReferenceHistoryStore):
+    """The reference whose sessions are kept in ``store_class`` stores, restored ones too."""
+
+    store_class: type[_Store] = _Store
+
+    def store_for(self, event: ev.SessionEvent) -> _Store:
+        store = super().store_for(event)
+        store.__class__ = self.store_class  # the subclass adds behaviour only, no state
+        return store
+
+
+class _ResultsAppended(_Store):
+    def add_result(self, result: ToolResultBlock) -> None:
+        index = self.use_at[result.tool_use_id] + 1
+        if index >= len(self.messages) or self.messages[index][0] != "user":
+            self.messages.insert(index, ("user", []))
+            self._shift(index)
+        blocks = self.messages[index][1]
+        # the bug: no look for a result already stored for the call
+        blocks.insert(sum(isinstance(b, ToolResultBlock) for b in blocks), result)
+        self.answered.add(result.tool_use_id)
+
+
+@mutant(
+    "result-appended-twice",
+    "Each completion appends a tool_result without looking for one already stored for the "
+    "call, so a repeated completion, or a real result after the 'interrupted' one, gives the "
+    "tool_use two results.",
+)
+class ResultAppendedTwice(_StoreBug):
+    store_class = _ResultsAppended
+
+
+class _ResultsAtTheEnd(_Store):
+    def add_result(self, result: ToolResultBlock) -> None:
+        index = self.use_at[result.tool_use_id] + 1
+        if index >= len(self.messages) or self.messages[index][0] != "user":
+            self.messages.insert(index, ("user", []))
+            self._shift(index)
+        blocks = self.messages[index][1]
+        for n, block in enumerate(blocks):
+            if isinstance(block, ToolResultBlock) and block.tool_use_id == result.tool_use_id:
+                if block.content == INTERRUPTED and block.is_error:
+                    blocks[n] = result
+                return
+        blocks.append(result)  # the bug: after whatever the message already holds
+        self.answered.add(result.tool_use_id)
+
+
+@mutant(
+    "result-after-user-text",
+    "A tool result is appended at the end of the user message that answers its call, so a "
+    "result written into a message that already holds the user's text comes after it, where "
+    "the provider rejects it (tool_result blocks must come first).",
+)
+class ResultAfterUserText(_StoreBug):
+    store_class = _ResultsAtTheEnd

@@ -256,3 +256,42 @@ class DelegationSplitEntries(ReferenceSessionConsumer):
         if event.stream_part is not None:
             stream.parts.append(event.stream_part)
         stream.is_complete = event.is_complete
+
+
+@mutant(
+    "completion-clears-by-name",
+    "A completion removes the notifications of every call of the same tool in its session "
+    "(notices matched by tool name), so a parallel call of that tool still running loses its "
+    "'using' notice.",
+)
+class CompletionClearsByName(ReferenceSessionConsumer):
+    def on_tool_completed(self, event: ev.ToolCompleted) -> None:
+        names = set()
+        for call in event.calls:
+            note = self.notes.get(self.note_key(event.session_id, call.id))
+            names.add(call.name or (note.tool_name if note else ""))
+        super().on_tool_completed(event)
+        for key, note in list(self.notes.items()):
+            if note.session_id == event.session_id and note.tool_name in names:
+                del self.notes[key]
+
+
+@mutant(
+    "deltas-to-latest-message",
+    "Text deltas are appended to the message started last, whatever their message id, so when "
+    "messages of two sessions stream at once, text lands in the other session's message.",
+)
+class DeltasToLatestMessage(ReferenceSessionConsumer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.latest: _Message | None = None
+
+    def on_message_start(self, event: ev.MessageStart) -> None:
+        super().on_message_start(event)
+        self.latest = self.session(event).by_id[event.message_id]
+
+    def on_message_delta(self, event: ev.MessageDelta) -> None:
+        if self.latest is None:
+            super().on_message_delta(event)
+        else:
+            self.latest.text += event.text

@@ -223,6 +223,16 @@ def oracle(history: Sequence[HistoryMessage]) -> list[tuple[str, int, str]]:
             for r in results(message)
             if r.tool_use_id not in called
         ]
+        if message.role == "user":  # a result after the message's other content
+            first_other = next(
+                (n for n, b in enumerate(message.blocks) if not isinstance(b, ToolResultBlock)),
+                len(message.blocks),
+            )
+            found += [
+                ("result_after_content", i, b.tool_use_id)
+                for b in message.blocks[first_other:]
+                if isinstance(b, ToolResultBlock)
+            ]
     return sorted(found, key=lambda p: (p[1], p))
 
 
@@ -908,3 +918,31 @@ def test_cli_repair_prints_the_same_shape_repaired(tmp_path, capsys):
     assert document["model"] == "gpt"
     assert validate_history(document["messages"]) == []
     assert document["messages"] == [*openai[:3], _tool("c1", INTERRUPTED_RESULT), openai[3]]
+
+
+def test_a_result_after_the_users_text_is_reported_and_moved_first(tmp_path: Path) -> None:
+    history = [
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "and also this"},
+                {"type": "tool_result", "tool_use_id": "t1", "content": "a b"},
+            ],
+        },
+    ]
+    (problem,) = validate_history(history)
+    assert (problem.kind, problem.message_index, problem.tool_id) == (
+        "result_after_content",
+        1,
+        "t1",
+    )
+    repaired = repair_history(history)
+    assert [b["type"] for b in repaired[1]["content"]] == ["tool_result", "text"]
+    assert validate_history(repaired) == []
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(history))
+    assert main(["check-history", str(path)]) == 1

@@ -14,7 +14,6 @@ import pytest
 
 from harness.adapters.registry import BUNDLED
 from harness.codecs.registry import dialects
-from harness.history import validate_history
 from harness.model.driver import ToolCallOut
 from harness.replay import ScenarioResult, replay
 from harness.scenario import DriverScenario
@@ -215,19 +214,15 @@ trace:
 
 
 def test_result_after_user_text_puts_the_result_after_the_users_text() -> None:
-    """No rule reads the order of blocks inside a user message yet; the request shows it."""
     scenario = parse_session(RESTORED_USE_THEN_TEXT, "restored-use-then-text.yaml")
-    requests = {}
+    stored = {}
     for name in ("history-reference", "history-mutant-result-after-user-text"):
         adapter: Any = BUNDLED[name].factory()
         for event in scenario.events:
             adapter.feed(event)
-        requests[name] = adapter.request("main")
-    kinds = {
-        name: [block["type"] for block in request[2]["content"]]
-        for name, request in requests.items()
-    }
-    assert kinds["history-reference"] == ["tool_result", "text", "text"]
-    assert kinds["history-mutant-result-after-user-text"] == ["text", "tool_result", "text"]
-    # the pairing the rules check holds in both: only the order inside the message differs
-    assert all(validate_history(request) == [] for request in requests.values())
+        stored[name] = [block["type"] for block in adapter.history("main")[2]["content"]]
+    assert stored["history-reference"][0] == "tool_result"
+    assert stored["history-mutant-result-after-user-text"][:2] == ["text", "tool_result"]
+    assert replay(scenario, "history-reference").status == "pass"
+    result = replay(scenario, "history-mutant-result-after-user-text")
+    assert result.rules_broken == ("results-first",)

@@ -6,7 +6,10 @@ The rule is Anthropic's documented one, which OpenAI's reduces to:
   immediately after it, which must be a user message (else ``missing_result``);
 - reverse: every tool_result refers to a tool_use of the immediately preceding assistant
   message (else ``orphan_result``); a second result for the same tool_use is a
-  ``duplicate_result``.
+  ``duplicate_result``;
+- order: in a user message, the tool_result blocks come before any other content (else
+  ``result_after_content``; the Messages API rejects a tool_result after text). OpenAI's
+  shape cannot break it: its tool messages come before the user message they go with.
 
 For the OpenAI shape a run of ``tool`` messages (and the user message right after it) is the
 "user message", and a system or developer message is a message like any other: one between a
@@ -35,7 +38,7 @@ from harness.model.history import HistoryMessage, ToolResultBlock, ToolUseBlock
 
 INTERRUPTED_RESULT = "The tool call was interrupted before it returned a result."
 
-ProblemKind = Literal["missing_result", "orphan_result", "duplicate_result"]
+ProblemKind = Literal["missing_result", "orphan_result", "duplicate_result", "result_after_content"]
 _Status = Literal["valid", "orphan", "duplicate"]
 
 
@@ -88,6 +91,27 @@ def validate_history(
                     else _duplicate(turns, k, item)
                 )
                 problems.append(PairingProblem(kind, item.index, tool_id, text))
+        problems += _results_after_content(turn)
+    return problems
+
+
+def _results_after_content(turn: _Turn) -> list[PairingProblem]:
+    if turn.role != "user":
+        return []
+    problems, other = [], False
+    for item in turn.items:
+        if not isinstance(item.block, ToolResultBlock):
+            other = True
+        elif other:
+            problems.append(
+                PairingProblem(
+                    "result_after_content",
+                    item.index,
+                    item.block.tool_use_id,
+                    f"the tool_result for {item.block.tool_use_id!r} in message {item.index} "
+                    "comes after other content; a user message's tool_result blocks should come first",
+                )
+            )
     return problems
 
 
@@ -113,8 +137,8 @@ def repair_history(
     Orphan results are dropped, or moved to the nearest earlier tool_use of theirs that has no
     result; duplicates are dropped (the first is kept); a tool_use still without a result gets
     ``INTERRUPTED_RESULT`` (``is_error=True``) merged into the next user message, before its
-    text, or in a new user message when the next message is not a user message. A user message
-    left empty is removed. Valid pairs, assistant messages and everything else are unchanged.
+    text, or in a new user message when the next message is not a user message. Results after
+    other content in a user message move before it. A user message left empty is removed. Valid pairs, assistant messages and everything else are unchanged.
     """
     if not messages:
         return [] if isinstance(messages, list) else ()
@@ -237,10 +261,11 @@ def _repair(turns: Sequence[_Turn], *, join_after_results: bool) -> list[_Turn]:
             continue
         added = _in_call_order(turns[k - 1], fill[k - 1]) if k and fill.get(k - 1) else ()
         kept = tuple(item for p, item in enumerate(turn.items) if (k, p) not in drop)
-        if not added and len(kept) == len(turn.items):
+        disordered = bool(_results_after_content(turn))
+        if not added and len(kept) == len(turn.items) and not disordered:
             _append_user(out, turn, join_after_results)
             continue
-        if added:  # tool results first, then the message's other content
+        if added or disordered:  # tool results first, then the message's other content
             results = tuple(i for i in kept if isinstance(i.block, ToolResultBlock))
             kept = (
                 *results,

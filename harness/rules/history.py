@@ -153,6 +153,26 @@ def reverse_pairing(c: HistoryCheck) -> Iterator[Finding]:
 
 
 @rule(
+    "results-first",
+    layer="history",
+    source="Anthropic's tool use documentation (tool_result blocks must come first in the user message)",
+    statement="In a user message, the tool_result blocks come before any text.",
+)
+def results_first(c: HistoryCheck) -> Iterator[Finding]:
+    for session in c.sessions.values():
+        for which, what in (
+            ("stored", "the stored history"),
+            ("request", "the request its converter would send"),
+        ):
+            for problem in c.problems(session, which):
+                if problem.kind == "result_after_content":
+                    yield Finding(
+                        c.last_change(session.session_id, problem.tool_id),
+                        f"in {what} of session {session.session_id!r}: {problem.message}",
+                    )
+
+
+@rule(
     "interrupted-turns",
     layer="history",
     source="REAL_BUGS row 18 (orphaned tool_use after a Stop button)",

@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.wire", "harness.history"),
     ("harness.codecs", "harness.rules"),
     ("harness.scenario",),
-    ("harness.adapters",),
+    ("harness.adapters", "harness.strategies"),
     ("harness.replay",),
     (
         "harness.report",
@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.bench",
         "harness.demo",
         "harness.matrix",
+        "harness.explore",
     ),
     ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
 )

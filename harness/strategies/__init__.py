@@ -16,8 +16,18 @@ Parameters are keyword-only and checked when the strategy is built, as hypothesi
 """
 
 from harness.strategies.documents import dump_document, scenario_from_document
+from harness.strategies.driver import (
+    argument_fragments,
+    arguments_json,
+    driver_documents,
+    driver_scenarios,
+)
 
 __all__ = [
+    "argument_fragments",
+    "arguments_json",
+    "driver_documents",
+    "driver_scenarios",
     "dump_document",
     "scenario_from_document",
 ]

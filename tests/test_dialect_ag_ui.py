@@ -532,7 +532,7 @@ def test_chunks_are_single_events_in_origin_order(
     for chunk in chunks:
         assert chunk.data.endswith("\n\n")
         assert len(parse_sse(chunk.data, source="t")) == (0 if chunk.data.startswith(":") else 1)
-        noise = ("STATE_", "MESSAGES_SNAPSHOT", "TOOL_CALL_RESULT")
+        noise = ("STATE_", "MESSAGES_SNAPSHOT", "TOOL_CALL_RESULT", "RAW")
         carries = not chunk.data.startswith(":") and not any(
             f'"type":"{n}' in chunk.data for n in noise
         )
@@ -561,6 +561,12 @@ FIELDS: dict[str, tuple[set[str], set[str]]] = {
     "THINKING_TEXT_MESSAGE_START": (set(), set()),
     "THINKING_TEXT_MESSAGE_CONTENT": ({"delta"}, set()),
     "THINKING_TEXT_MESSAGE_END": (set(), set()),
+    "REASONING_START": ({"messageId"}, set()),
+    "REASONING_MESSAGE_START": ({"messageId", "role"}, set()),
+    "REASONING_MESSAGE_CONTENT": ({"messageId", "delta"}, set()),
+    "REASONING_MESSAGE_END": ({"messageId"}, set()),
+    "REASONING_END": ({"messageId"}, set()),
+    "RAW": ({"event"}, {"source"}),
     "STATE_SNAPSHOT": ({"snapshot"}, set()),
     "STATE_DELTA": ({"delta"}, set()),
     "MESSAGES_SNAPSHOT": ({"messages"}, set()),
@@ -578,7 +584,8 @@ def ag_ui_problems(chunks: Sequence[WireChunk]) -> list[str]:
     for n, event in enumerate(payloads(chunks)):
         kind = event["type"]
         required, optional = FIELDS.get(kind, (set(), set()))
-        if kind not in FIELDS or not required <= event.keys() <= required | optional | {"type"}:
+        base = {"type", "timestamp", "rawEvent"}  # every event's (BaseEvent)
+        if kind not in FIELDS or not required <= event.keys() <= required | optional | base:
             problems.append(f"{n}: {kind} has the fields {sorted(event)}")
         if n == 0 and kind != "RUN_STARTED":
             problems.append("the first event is not RUN_STARTED")

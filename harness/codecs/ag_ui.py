@@ -79,6 +79,20 @@ QUIRKS = {
         "or the step's end"
     ),
     "tool_call_results": "a TOOL_CALL_RESULT for each call after a tool_use step (the server ran the tools)",
+    "reasoning_events": (
+        "thinking as REASONING_START, REASONING_MESSAGE_START/CONTENT/END and REASONING_END, "
+        "which replace the deprecated THINKING_* events (pydantic/pydantic-ai#4868, "
+        "ag-ui-protocol/ag-ui#2045)"
+    ),
+    "raw_events": (
+        "a RAW event with the framework's own event before each content event, and that event "
+        "again as 'rawEvent' on the text and tool call events, as the LangGraph integration "
+        "sends (ag-ui-protocol/ag-ui#2600, #2244)"
+    ),
+    "node_step_names": (
+        "every step named after the graph node that ran it ('model'), not the message: "
+        "consecutive steps share a name (ag-ui-protocol/ag-ui#2463)"
+    ),
 }
 
 THREAD_ID = "thread_harness"
@@ -133,8 +147,17 @@ _CHUNK_EVENTS = frozenset({"TEXT_MESSAGE_CHUNK", "TOOL_CALL_CHUNK", "REASONING_M
 
 #: what a server sends besides the turn: chunks that carry nothing of it
 _NOT_THE_TURN = frozenset(
-    {"STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "TOOL_CALL_RESULT"}
+    {"STATE_SNAPSHOT", "STATE_DELTA", "MESSAGES_SNAPSHOT", "TOOL_CALL_RESULT", "RAW"}
 )
+#: the step name of every step under node_step_names
+NODE_STEP = "model"
+#: the framework event a content event was translated from, as a RAW event repeats it
+_RAW_SOURCES = {
+    "TEXT_MESSAGE_CONTENT": "on_chat_model_stream",
+    "TOOL_CALL_ARGS": "on_chat_model_stream",
+    "THINKING_TEXT_MESSAGE_CONTENT": "on_chat_model_stream",
+    "REASONING_MESSAGE_CONTENT": "on_chat_model_stream",
+}
 
 
 def _sse(payload: dict[str, Any], origin: int) -> WireChunk:
@@ -385,7 +408,18 @@ class _Encoder:
         self.changes = 0
 
     def send(self, payload: dict[str, Any], origin: int) -> None:
+        if "raw_events" in self.quirks:
+            kind = payload["type"]
+            if kind in _RAW_SOURCES:
+                raw = {"event": _RAW_SOURCES[kind], "run_id": self.run_id, "data": {}}
+                self.out.append(_sse({"type": "RAW", "event": raw}, origin))
+            if kind.startswith(("TEXT_MESSAGE_", "TOOL_CALL_")):
+                payload = {**payload, "rawEvent": {"event": "on_chat_model_stream"}}
         self.out.append(_sse(payload, origin))
+
+    @property
+    def step_name(self) -> str:
+        return NODE_STEP if "node_step_names" in self.quirks else self.message_id
 
     def event(self, event: dv.TurnEvent, origin: int) -> None:
         if isinstance(event, dv.Ping):
@@ -407,7 +441,12 @@ class _Encoder:
                 origin,
             )
         elif isinstance(event, dv.ThinkingDelta):
-            self.send({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": event.text}, origin)
+            block = self.blocks.get(event.index)
+            if block is not None and block.wire_id:  # a reasoning message
+                content = {"type": "REASONING_MESSAGE_CONTENT", "messageId": block.wire_id}
+                self.send(content | {"delta": event.text}, origin)
+            else:
+                self.send({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": event.text}, origin)
         elif isinstance(event, dv.ArgumentsDelta):
             block = self.blocks.get(event.index)
             if block is not None:
@@ -443,7 +482,7 @@ class _Encoder:
         self.blocks = {}
         self.texts = 0
         self.reason = "end_turn"
-        self.send({"type": "STEP_STARTED", "stepName": self.message_id}, origin)
+        self.send({"type": "STEP_STARTED", "stepName": self.step_name}, origin)
 
     @property
     def run_id(self) -> str:
@@ -461,6 +500,11 @@ class _Encoder:
                 },
                 origin,
             )
+        elif event.block == "thinking" and "reasoning_events" in self.quirks:
+            block = _Block("thinking", f"{self.message_id}.reasoning{event.index}")
+            self.send({"type": "REASONING_START", "messageId": block.wire_id}, origin)
+            start = {"type": "REASONING_MESSAGE_START", "messageId": block.wire_id}
+            self.send(start | {"role": "reasoning"}, origin)
         elif event.block == "thinking":
             block = _Block("thinking", "")
             self.send({"type": "THINKING_START"}, origin)
@@ -478,6 +522,9 @@ class _Encoder:
         block.open = False
         if block.kind == "text":
             self.send({"type": "TEXT_MESSAGE_END", "messageId": block.wire_id}, origin)
+        elif block.kind == "thinking" and block.wire_id:
+            self.send({"type": "REASONING_MESSAGE_END", "messageId": block.wire_id}, origin)
+            self.send({"type": "REASONING_END", "messageId": block.wire_id}, origin)
         elif block.kind == "thinking":
             self.send({"type": "THINKING_TEXT_MESSAGE_END"}, origin)
             self.send({"type": "THINKING_END"}, origin)
@@ -486,7 +533,7 @@ class _Encoder:
 
     def finish_step(self, event: dv.CycleDelta, origin: int) -> None:
         self.reason = event.stop_reason
-        self.send({"type": "STEP_FINISHED", "stepName": self.message_id}, origin)
+        self.send({"type": "STEP_FINISHED", "stepName": self.step_name}, origin)
         for index in sorted(self.blocks):  # what the stop cut short still ends, after the step
             if self.blocks[index].open:
                 self.close(self.blocks[index], origin)

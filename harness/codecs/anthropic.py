@@ -30,7 +30,29 @@ QUIRKS = {
         "release (REAL_BUGS row 15)"
     ),
     "assembled_message": "the SDK's assembled 'assistant' message after each cycle's stream (seed 002, REAL_BUGS row 16)",
+    "empty_input_json_delta": (
+        "each tool_use block's first input_json_delta has an empty partial_json "
+        "(anthropic-sdk-python tool_use_response.txt, llm-anthropic test_tools.yaml; "
+        "theopenco/llmgateway#2468)"
+    ),
+    "signature_delta": (
+        "a thinking block starts with signature '' and ends with an empty thinking_delta and "
+        "a signature_delta (llm-anthropic "
+        "test_fixed_version_tool_chain_with_thinking_display_regression.yaml)"
+    ),
+    "extra_fields": (
+        "fields newer than most parsers: 'caller' on tool_use blocks, 'stop_details', cache "
+        "and service_tier usage (anthropic-sdk-python tool_use_response.txt, "
+        "llm-anthropic test_tools.yaml)"
+    ),
+    "no_event_lines": (
+        "data: lines without the 'event:' line before them; gateway-only: third-party "
+        "Anthropic-compatible proxies (earendil-works/pi#1983, openclaw/openclaw#37571)"
+    ),
 }
+
+#: a stand-in for the opaque signature that ends a thinking block
+SIGNATURE = "EoQDCm0IDhgCKkBoYXJuZXNzLXNpZ25hdHVyZS1ub3QtcmVhbA=="
 
 
 def _sse(name: str, payload: dict[str, Any], origin: int, quirks: frozenset[str]) -> WireChunk:
@@ -39,6 +61,8 @@ def _sse(name: str, payload: dict[str, Any], origin: int, quirks: frozenset[str]
     else:
         data = json.dumps(payload, separators=(",", ":"))
     end = "\r\n" if "crlf" in quirks else "\n"
+    if "no_event_lines" in quirks:
+        return WireChunk(f"data: {data}{end}{end}", origin)
     return WireChunk(f"event: {name}{end}data: {data}{end}{end}", origin)
 
 
@@ -81,6 +105,21 @@ class AnthropicCodec:
                         "usage": {"input_tokens": 12, "output_tokens": 1},
                     },
                 }
+                if "extra_fields" in quirks:
+                    payload["message"] |= {
+                        "stop_details": None,
+                        "usage": {
+                            "input_tokens": 12,
+                            "cache_creation_input_tokens": 0,
+                            "cache_read_input_tokens": 0,
+                            "cache_creation": {
+                                "ephemeral_5m_input_tokens": 0,
+                                "ephemeral_1h_input_tokens": 0,
+                            },
+                            "output_tokens": 1,
+                            "service_tier": "standard",
+                        },
+                    }
                 out.append(_sse("message_start", payload, i, quirks))
                 if "duplicate_message_start" in quirks:
                     out.append(_sse("message_start", payload, i, quirks))
@@ -89,9 +128,13 @@ class AnthropicCodec:
                 if event.block in ("tool_use", "server_tool_use"):
                     block = {"type": event.block, "id": event.id, "name": event.name, "input": {}}
                     blocks[event.index] = {**block, "partial": []}
+                    if "extra_fields" in quirks:
+                        block["caller"] = {"type": "direct"}
                 elif event.block == "thinking":
                     block = {"type": "thinking", "thinking": ""}
                     blocks[event.index] = {**block, "partial": []}
+                    if "signature_delta" in quirks:
+                        block["signature"] = ""
                 else:
                     block = {"type": "text", "text": ""}
                     blocks[event.index] = {**block, "partial": []}
@@ -101,6 +144,10 @@ class AnthropicCodec:
                     "content_block": block,
                 }
                 out.append(_sse("content_block_start", payload, i, quirks))
+                if "empty_input_json_delta" in quirks and event.block == "tool_use":
+                    delta = {"type": "input_json_delta", "partial_json": ""}
+                    payload = {"type": "content_block_delta", "index": event.index, "delta": delta}
+                    out.append(_sse("content_block_delta", payload, i, quirks))
             elif isinstance(event, (dv.TextDelta, dv.ThinkingDelta, dv.ArgumentsDelta)):
                 if isinstance(event, dv.TextDelta):
                     delta = {"type": "text_delta", "text": event.text}
@@ -116,6 +163,17 @@ class AnthropicCodec:
                 payload = {"type": "content_block_delta", "index": event.index, "delta": delta}
                 out.append(_sse("content_block_delta", payload, i, quirks))
             elif isinstance(event, dv.BlockStop):
+                if "signature_delta" in quirks and blocks.get(event.index, {}).get("type") == (
+                    "thinking"
+                ):
+                    for delta in (
+                        {"type": "thinking_delta", "thinking": ""},
+                        {"type": "signature_delta", "signature": SIGNATURE},
+                    ):
+                        # they come before the block's stop, so they tell the turn up to i - 1
+                        payload = {"type": "content_block_delta", "index": event.index}
+                        payload["delta"] = delta
+                        out.append(_sse("content_block_delta", payload, i - 1, quirks))
                 payload = {"type": "content_block_stop", "index": event.index}
                 out.append(_sse("content_block_stop", payload, i, quirks))
                 if "duplicate_block_stop" in quirks and blocks.get(event.index, {}).get("type") in (
@@ -129,6 +187,9 @@ class AnthropicCodec:
                     "delta": {"stop_reason": event.stop_reason, "stop_sequence": None},
                     "usage": {"output_tokens": 42},
                 }
+                if "extra_fields" in quirks:
+                    payload["delta"]["stop_details"] = None
+                    payload["usage"] = {"input_tokens": 12, "output_tokens": 42}
                 out.append(_sse("message_delta", payload, i, quirks))
             elif isinstance(event, dv.CycleStop):
                 out.append(_sse("message_stop", {"type": "message_stop"}, i, quirks))

@@ -89,6 +89,22 @@ _SHARED_QUIRKS = {
         "recordings), not on the last content"
     ),
     "parallel_calls_one_chunk": "consecutive function calls arrive as functionCall parts of one response",
+    "no_candidate_index": (
+        "candidates carry no 'index' (gemini-2.0-flash over alt=sse: pydantic-ai "
+        "test_google_model_iter_stream.yaml)"
+    ),
+    "finish_without_content": (
+        "finishReason on a last response of its own whose candidate has no content at all "
+        "(pydantic/pydantic-ai#2631, jeremychone/rust-genai#161)"
+    ),
+    "metadata_only_chunk": (
+        "after the first response, one whose candidate has neither content nor finishReason, "
+        "only metadata, as Gemini sends with web search and reasoning (BerriAI/litellm#29167)"
+    ),
+    "finish_message": (
+        "a finishMessage beside the finishReason of a response that made function calls "
+        "(llm-gemini test_tools.yaml)"
+    ),
     "streamed_args": (
         "function-call arguments stream as partialArgs (jsonPath, stringValue pieces with "
         "willContinue), each call ended by an empty functionCall (Vertex "
@@ -572,6 +588,10 @@ class _Element:
     origin: int
     kind: str
     finish: str | None = None
+    #: False for a response that holds nothing of the turn (only metadata)
+    carries: bool = True
+    #: the finishMessage beside finishReason
+    note: str = ""
 
 
 def _elements(turn: Sequence[dv.TurnEvent], plan: _Plan, quirks: frozenset[str]) -> list[_Element]:
@@ -632,18 +652,33 @@ def _elements(turn: Sequence[dv.TurnEvent], plan: _Plan, quirks: frozenset[str])
             finish = _FINISH[event.stop_reason]
         elif isinstance(event, dv.CycleStop):
             last = out[-1] if out else None
-            if "empty_text_final_chunk" in quirks or last is None or last.kind == "empty":
+            if "finish_without_content" in quirks:
+                out.append(_Element([], i, i, "bare", finish))
+            elif "empty_text_final_chunk" in quirks or last is None or last.kind == "empty":
                 out.append(_Element([{"text": ""}], i, i, "final", finish))
             else:
                 last.finish, last.origin = finish, i
+            if "finish_message" in quirks and plan.calls:
+                out[-1].note = "Model generated function call(s)."
+    if "metadata_only_chunk" in quirks and len(out) > 1:
+        out.insert(1, _Element([], out[0].origin, out[0].origin, "metadata", carries=False))
     return out
 
 
-def _response(element: _Element, message_id: str, position: int) -> dict[str, Any]:
-    candidate: dict[str, Any] = {"content": {"parts": element.parts, "role": "model"}}
+def _response(
+    element: _Element, message_id: str, position: int, quirks: frozenset[str]
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {}
+    if element.kind == "metadata":
+        candidate["groundingMetadata"] = {"webSearchQueries": []}
+    elif element.kind != "bare":
+        candidate["content"] = {"parts": element.parts, "role": "model"}
     if element.finish:
         candidate["finishReason"] = element.finish
-    candidate["index"] = 0
+        if element.note:
+            candidate["finishMessage"] = element.note
+    if "no_candidate_index" not in quirks:
+        candidate["index"] = 0
     payload: dict[str, Any] = {
         "candidates": [candidate],
         "usageMetadata": {
@@ -854,7 +889,7 @@ class _GeminiCodec:
         if isinstance(plan, str):
             raise ValueError(f"{self.name} cannot carry this turn: {plan}")
         elements = _elements(turn, plan, quirks)
-        payloads = [_response(e, plan.message_id, n) for n, e in enumerate(elements)]
+        payloads = [_response(e, plan.message_id, n, quirks) for n, e in enumerate(elements)]
         return self.frame(elements, payloads, quirks)
 
     def frame(
@@ -883,6 +918,7 @@ class GeminiSSECodec(_GeminiCodec):
             WireChunk(
                 f"data: {json.dumps(p, ensure_ascii=False, separators=(',', ':'))}{end}{end}",
                 e.origin,
+                e.carries,
             )
             for e, p in zip(elements, payloads, strict=True)
         )
@@ -921,7 +957,7 @@ class GeminiArrayCodec(_GeminiCodec):
                 cut = len(text) // 2
                 out.append(WireChunk(text[:cut], out[-1].origin if out else 0))
                 text = text[cut:]
-            out.append(WireChunk(text, element.origin))
+            out.append(WireChunk(text, element.origin, element.carries))
         out.append(WireChunk("\n]", out[-1].origin))
         return tuple(out)
 

@@ -3,6 +3,7 @@ ended by ``data: [DONE]``. One response is one message cycle; tool calls stream 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from collections.abc import Iterable, Sequence
@@ -47,7 +48,58 @@ QUIRKS = {
     "usage_chunk": "a final usage chunk with empty choices (REAL_BUGS row 13)",
     "no_done": "no [DONE] at the end; gateway-only: Writer's API, some proxies",
     "keep_alive": "SSE comment lines between chunks; gateway-only: proxies keeping a stream open",
+    "role_chunk_first_call": (
+        "the role chunk says content null, and when the message opens with a call it carries "
+        "that call's header too, refusal null beside it: gpt-4o (openai-python 2018feb6….bin "
+        "and f82268f2….bin, llm/test_tool_use_basic.yaml)"
+    ),
+    "include_usage": (
+        "stream_options.include_usage as OpenAI sends it: usage null on every chunk, next to "
+        "service_tier and system_fingerprint, then the usage chunk with empty choices "
+        "(llm/test_tool_use_basic.yaml)"
+    ),
+    "obfuscation": (
+        "an 'obfuscation' padding string on every chunk, as OpenAI sends by default "
+        "(openai/openai-node#2423, ENTERPILOT/GoModel#46)"
+    ),
+    "prompt_filter_first_chunk": (
+        "a first chunk with empty choices, an empty id and model, and prompt_filter_results; "
+        "gateway-only: Azure OpenAI, an OpenAI-compatible server (pydantic/pydantic-ai#164, "
+        "simonw/llm#294)"
+    ),
+    "content_filter_trailing_chunk": (
+        "after the finish, a chunk whose choice has no delta, only content_filter_offsets and "
+        "content_filter_results; gateway-only: Azure OpenAI, an OpenAI-compatible server "
+        "(microsoft/autogen#6465)"
+    ),
+    "role_every_chunk": (
+        "every delta repeats role 'assistant', with content null beside tool calls, and "
+        "content '' and tool_calls [] elsewhere; gateway-only: OpenRouter relaying Novita "
+        "(llm/test_tools_streaming_variant_a.yaml), Groq through Portkey "
+        "(Portkey-AI/gateway#1338)"
+    ),
+    "null_fields": (
+        "every field a delta lacks sent as null: content, tool_calls and refusal, a call "
+        "header's arguments, a continuation's id, type and function name; gateway-only: "
+        "Writer's API (openllmetry test_writer_streaming_chat_multiple_tool_call_requests_legacy.yaml)"
+    ),
+    "usage_on_finish_chunk": (
+        "usage null on every chunk and the real usage on the finish chunk, no usage chunk of "
+        "its own; gateway-only: DeepSeek, Groq (vercel-ai deepseek-tool-call.chunks.txt, "
+        "groq-tool-call.chunks.txt)"
+    ),
+    "empty_content_deltas": (
+        "an empty content delta ('') before each tool call; gateway-only: Ollama "
+        "(REAL_BUGS row 17, pydantic/pydantic-ai#2256)"
+    ),
 }
+
+#: what Azure OpenAI says about a prompt or an answer that passed its content filter
+_FILTER_RESULTS = {
+    kind: {"filtered": False, "severity": "safe"}
+    for kind in ("hate", "self_harm", "sexual", "violence")
+}
+_USAGE = {"prompt_tokens": 12, "completion_tokens": 42, "total_tokens": 54}
 
 _FINISH = {
     "tool_use": "tool_calls",
@@ -64,16 +116,91 @@ _REASON = {
 
 
 def _chunk(
-    message_id: str, delta: dict[str, Any], origin: int, finish: str | None = None
+    message_id: str,
+    delta: dict[str, Any],
+    origin: int,
+    finish: str | None = None,
+    quirks: frozenset[str] = frozenset(),
+    carries: bool = True,
 ) -> WireChunk:
+    delta = _dress_delta(delta, quirks)
+    choice: dict[str, Any] = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
     payload = {
         "id": message_id,
         "object": "chat.completion.chunk",
         "created": 1732000000,
         "model": "gpt-4o-2024-08-06",
-        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        "choices": [choice],
     }
-    return WireChunk(f"data: {json.dumps(payload, separators=(',', ':'))}\n\n", origin)
+    if "include_usage" in quirks:
+        payload |= {"service_tier": "default", "system_fingerprint": "fp_harness", "usage": None}
+    if "usage_on_finish_chunk" in quirks:
+        payload["usage"] = _USAGE if finish else None
+    return _data(payload, origin, quirks, carries)
+
+
+def _data(
+    payload: dict[str, Any], origin: int, quirks: frozenset[str], carries: bool = True
+) -> WireChunk:
+    if "obfuscation" in quirks:
+        payload = {**payload, "obfuscation": _obfuscation(json.dumps(payload))}
+    return WireChunk(f"data: {json.dumps(payload, separators=(',', ':'))}\n\n", origin, carries)
+
+
+def _dress_delta(delta: dict[str, Any], quirks: frozenset[str]) -> dict[str, Any]:
+    """The delta with the fields some servers add to every one."""
+    if "role_every_chunk" in quirks:
+        delta = {"role": "assistant", **delta}
+        if "tool_calls" in delta:
+            delta.setdefault("content", None)
+        else:
+            delta = {"content": "", **delta, "tool_calls": []}
+    if "null_fields" in quirks:
+        delta = {"content": None, "tool_calls": None, "refusal": None, **delta}
+        if delta["tool_calls"]:
+            delta["tool_calls"] = [_null_call_fields(call) for call in delta["tool_calls"]]
+    return delta
+
+
+def _null_call_fields(call: dict[str, Any]) -> dict[str, Any]:
+    function = dict(call.get("function") or {})
+    if "id" in call:  # a header: no arguments yet is null
+        function["arguments"] = function.get("arguments") or None
+        return {**call, "function": function}
+    return {**call, "id": None, "type": None, "function": {"name": None, **function}}
+
+
+def _obfuscation(seed: str) -> str:
+    """Deterministic padding like the real field's (a random string that evens out lengths)."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    digest = hashlib.sha256(seed.encode()).digest()
+    return "".join(letters[b % len(letters)] for b in digest[: 2 + len(seed) % 14])
+
+
+def _prompt_filter_chunk(origin: int, quirks: frozenset[str]) -> WireChunk:
+    """Azure's first chunk: what its filter found in the prompt, and no choice."""
+    payload = {
+        "id": "",
+        "choices": [],
+        "created": 0,
+        "model": "",
+        "object": "",
+        "system_fingerprint": None,
+        "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": _FILTER_RESULTS}],
+    }
+    return _data(payload, origin, quirks, carries=False)
+
+
+def _content_filter_chunk(origin: int, quirks: frozenset[str]) -> WireChunk:
+    """Azure's late verdict on the answer: a choice without a delta."""
+    choice = {
+        "finish_reason": None,
+        "index": 0,
+        "content_filter_offsets": {"check_offset": 0, "start_offset": 0, "end_offset": 120},
+        "content_filter_results": _FILTER_RESULTS,
+    }
+    payload = {"id": "", "choices": [choice], "created": 0, "model": "", "object": ""}
+    return _data(payload, origin, quirks, carries=False)
 
 
 class OpenAIChatCodec:
@@ -111,22 +238,28 @@ class OpenAIChatCodec:
                         message_id,
                         {"tool_calls": [self._call_delta(call, quirks, first=True, whole=True)]},
                         origin,
+                        quirks=quirks,
                     )
                 )
             pending_whole.clear()
 
+        role_at = -1  # where the role chunk is in out, while nothing has followed it
+        role: dict[str, Any] = {"role": "assistant", "content": "", "refusal": None}
+        if "role_chunk_first_call" in quirks:
+            role = {"role": "assistant", "content": None}
         for i, event in enumerate(turn):
             if "keep_alive" in quirks and out:
                 out.append(WireChunk(": keep-alive\n\n", i, carries=False))
             if isinstance(event, dv.CycleStart):
                 message_id = event.message_id
-                out.append(
-                    _chunk(message_id, {"role": "assistant", "content": "", "refusal": None}, i)
-                )
+                if "prompt_filter_first_chunk" in quirks:
+                    out.append(_prompt_filter_chunk(i, quirks))
+                out.append(_chunk(message_id, role, i, quirks=quirks))
+                role_at = len(out) - 1
             elif isinstance(event, dv.TextDelta):
-                out.append(_chunk(message_id, {"content": event.text}, i))
+                out.append(_chunk(message_id, {"content": event.text}, i, quirks=quirks))
             elif isinstance(event, dv.ThinkingDelta):
-                out.append(_chunk(message_id, {"reasoning_content": event.text}, i))
+                out.append(_chunk(message_id, {"reasoning_content": event.text}, i, quirks=quirks))
             elif isinstance(event, dv.BlockStart) and event.block == "tool_use":
                 position = len(calls) + (1 if "first_index_1" in quirks else 0)
                 call: dict[str, Any] = {
@@ -137,20 +270,24 @@ class OpenAIChatCodec:
                     "start": i,
                 }
                 calls[event.index] = call
+                if "empty_content_deltas" in quirks:
+                    out.append(_chunk(message_id, {"content": ""}, i, quirks=quirks, carries=False))
                 if "whole_call_one_chunk" not in quirks:
-                    out.append(
-                        _chunk(
-                            message_id,
-                            {"tool_calls": [self._call_delta(call, quirks, first=True)]},
-                            i,
+                    header = {"tool_calls": [self._call_delta(call, quirks, first=True)]}
+                    if "role_chunk_first_call" in quirks and role_at == len(out) - 1:
+                        # the message opens with this call: the role chunk carries its header
+                        out[role_at] = _chunk(
+                            message_id, {**role, **header, "refusal": None}, i, quirks=quirks
                         )
-                    )
+                        role_at = -1
+                    else:
+                        out.append(_chunk(message_id, header, i, quirks=quirks))
             elif isinstance(event, dv.ArgumentsDelta) and event.index in calls:
                 call = calls[event.index]
                 call["parts"].append(event.fragment)
                 if "whole_call_one_chunk" not in quirks:
                     delta = self._call_delta(call, quirks, first=False, fragment=event.fragment)
-                    out.append(_chunk(message_id, {"tool_calls": [delta]}, i))
+                    out.append(_chunk(message_id, {"tool_calls": [delta]}, i, quirks=quirks))
             elif (
                 isinstance(event, dv.BlockStop)
                 and event.index in calls
@@ -164,16 +301,20 @@ class OpenAIChatCodec:
                 finish = _FINISH[event.stop_reason]
                 if finish == "tool_calls" and "finish_stop_with_tools" in quirks:
                     finish = "stop"
-                out.append(_chunk(message_id, {}, i, finish))
+                out.append(_chunk(message_id, {}, i, finish, quirks))
+                if "content_filter_trailing_chunk" in quirks:
+                    out.append(_content_filter_chunk(i, quirks))
             elif isinstance(event, dv.CycleStop):
-                if "usage_chunk" in quirks:
-                    usage = {
+                if "usage_chunk" in quirks or "include_usage" in quirks:
+                    usage: dict[str, Any] = {
                         "id": message_id,
                         "object": "chat.completion.chunk",
                         "choices": [],
-                        "usage": {"prompt_tokens": 12, "completion_tokens": 42, "total_tokens": 54},
+                        "usage": _USAGE,
                     }
-                    out.append(WireChunk(f"data: {json.dumps(usage)}\n\n", i))
+                    if "include_usage" in quirks:
+                        usage |= {"service_tier": "default", "system_fingerprint": "fp_harness"}
+                    out.append(_data(usage, i, quirks))
                 if "no_done" not in quirks:
                     out.append(WireChunk("data: [DONE]\n\n", i))
         return tuple(out)
@@ -266,6 +407,11 @@ class _Reader:
         if not self.started:
             self.out.append(dv.CycleStart(message_id=str(data.get("id", "")), line=line))
             self.started = True
+        elif (
+            data.get("id") and isinstance(self.out[0], dv.CycleStart) and not self.out[0].message_id
+        ):
+            # a first chunk without an id (Azure's prompt filter results): the next one has it
+            self.out[0] = dv.CycleStart(message_id=str(data["id"]), line=self.out[0].line)
         for entry in need(data.get("choices") or [], list, "choices", source, line):
             need(entry, dict, "a choice", source, line)
             if entry.get("index", 0) != self.choice:

@@ -40,6 +40,7 @@ chunk, as in the other dialects.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -61,6 +62,18 @@ QUIRKS = {
         "alternate by output_index, then each is done (parallel calls told apart by "
         "output_index / item_id)"
     ),
+    "keepalive": (
+        "{'type': 'keepalive'} events between the others, as OpenAI sends on long requests "
+        "(openai/openai-node#1964, openai/openai-java#767)"
+    ),
+    "arguments_done_only": (
+        "no function_call_arguments.delta: a call's arguments arrive whole in its "
+        "function_call_arguments.done, as gpt-5.3-codex-spark sends them (BerriAI/litellm#27144)"
+    ),
+    "no_event_lines": (
+        "data: lines without the 'event:' line before them; gateway-only: custom SSE gateways "
+        "in front of the Responses API (ranxianglei/billion-context#549)"
+    ),
 }
 
 MODEL = "gpt-4.1-2025-04-14"
@@ -80,6 +93,7 @@ _IGNORED = frozenset(
         "response.reasoning_summary_part.done",
         "response.reasoning_summary_text.done",
         "response.reasoning_text.done",
+        "keepalive",
     }
 )
 #: event families of items that are not canonical blocks: tools the server runs itself, audio,
@@ -184,6 +198,9 @@ class _Wire:
     origin: int
     #: output_index of the function_call item it belongs to (what interleaved_calls reorders)
     call: int | None = None
+    #: canonical events it tells besides its own (argument deltas folded into a done event)
+    tells: tuple[int, ...] = ()
+    carries: bool = True
 
 
 def _text_part(text: str) -> dict[str, Any]:
@@ -315,14 +332,21 @@ class OpenAIResponsesCodec:
                     wire.append(_Wire("response.completed", {"response": response}, i))
         if "interleaved_calls" in quirks:
             wire = _interleave(wire)
+        if "arguments_done_only" in quirks:
+            wire = _arguments_at_done(wire)
         if "no_done_events" in quirks:
             wire = [w for w in wire if not w.kind.endswith(".done")]
+        if "keepalive" in quirks:
+            wire = _keepalives(wire)
         origins = _watermarks(wire, len(turn))
         out: list[WireChunk] = []
         for number, (w, origin) in enumerate(zip(wire, origins, strict=True)):
             payload = {"type": w.kind, **w.payload, "sequence_number": number}
             data = json.dumps(payload, separators=(",", ":"))
-            out.append(WireChunk(f"event: {w.kind}\ndata: {data}\n\n", origin, event=w.origin))
+            text = f"data: {data}\n\n"
+            if "no_event_lines" not in quirks:
+                text = f"event: {w.kind}\n{text}"
+            out.append(WireChunk(text, origin, w.carries, event=w.origin))
         return tuple(out)
 
     def _response(
@@ -428,7 +452,8 @@ class OpenAIResponsesCodec:
         runs, custom tools, audio) and events that only repeat what others carry (``*.done``
         of parts and texts, ``content_part.*``, annotations, ``response.in_progress``) are
         skipped; a text, reasoning or call item that streamed no deltas takes its text from
-        its ``output_item.done`` (or the call's ``function_call_arguments.done``). A block ends
+        its ``output_item.done`` (or the call's ``function_call_arguments.done``, or else the
+        terminal event's output). A block ends
         at ``function_call_arguments.done`` or ``output_item.done``, whichever comes first; the
         terminal event closes no block (an item cut by ``max_output_tokens`` stays open, as the
         canonical turn has it). An ``error`` or ``response.failed`` event, an unknown event type,
@@ -562,6 +587,18 @@ class _Reader:
         self.out.append(dv.BlockStop(index=index, line=line))
 
     def finish(self, line: int, kind: str, response: dict[str, Any]) -> None:
+        for item in response.get("output") or ():
+            # a call still open that streamed nothing: its arguments as the output lists them
+            index = self.by_item.get(str(item.get("id"))) if isinstance(item, dict) else None
+            if (
+                index in self.open
+                and index not in self.streamed
+                and self.blocks[index] == "tool_use"
+                and item.get("arguments")
+            ):
+                self.streamed.add(index)
+                fragment = str(item["arguments"])
+                self.out.append(dv.ArgumentsDelta(index=index, fragment=fragment, line=line))
         if kind == "response.incomplete":
             details = response.get("incomplete_details") or {}
             reason = "max_tokens" if details.get("reason") == "max_output_tokens" else "end_turn"
@@ -613,12 +650,37 @@ def _interleave(wire: list[_Wire]) -> list[_Wire]:
     return out
 
 
+def _arguments_at_done(wire: list[_Wire]) -> list[_Wire]:
+    """Without argument deltas: each call's function_call_arguments.done tells its fragments."""
+    folded: dict[int | None, list[int]] = {}
+    out: list[_Wire] = []
+    for w in wire:
+        if w.kind == "response.function_call_arguments.delta":
+            folded.setdefault(w.call, []).append(w.origin)
+            continue
+        if w.kind == "response.function_call_arguments.done":
+            w = dataclasses.replace(w, tells=(*w.tells, *folded.pop(w.call, ())))
+        out.append(w)
+    return out
+
+
+def _keepalives(wire: list[_Wire]) -> list[_Wire]:
+    """A keepalive after every third event, until the terminal one."""
+    out: list[_Wire] = []
+    for n, w in enumerate(wire):
+        out.append(w)
+        if n % 3 == 2 and n < len(wire) - 1:
+            out.append(_Wire("keepalive", {}, w.origin, carries=False))
+    return out
+
+
 def _watermarks(wire: list[_Wire], events: int) -> list[int]:
     """Each chunk's origin: the last canonical event such that it and every event before it are
     on the wire once the chunk is read (an event no chunk carries waits for the terminal one)."""
     first: dict[int, int] = {}
     for position, w in enumerate(wire):
-        first.setdefault(w.origin, position)
+        for told in (w.origin, *w.tells):
+            first.setdefault(told, position)
     terminal = next(
         (p for p, w in enumerate(wire) if w.kind in ("response.completed", "response.incomplete")),
         len(wire),

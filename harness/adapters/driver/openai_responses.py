@@ -149,13 +149,14 @@ class OpenAIResponsesDriver:
         yield ToolCallOut(call.call_id, call.name, arguments, strict_json(arguments))
 
     def finish(self, kind: str, response: dict[str, Any]) -> Iterator[DriverOutput]:
-        for item in response.get("output") or ():  # calls only the final output lists
-            if (
-                isinstance(item, dict)
-                and item.get("type") == "function_call"
-                and str(item.get("id") or "") not in self.calls
-            ):
+        for item in response.get("output") or ():  # calls, or arguments, only it lists
+            if not isinstance(item, dict) or item.get("type") != "function_call":
+                continue
+            call = self.calls.get(str(item.get("id") or ""))
+            if call is None:
                 self.added(item, None)
+            elif not call.parts and not call.emitted and item.get("arguments"):
+                call.parts.append(str(item["arguments"]))
         yield from self.flush()
         if kind == "response.incomplete":
             details = response.get("incomplete_details") or {}

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness.adapters.driver import framing_mutants  # noqa: F401  (the bytes framing bugs)
 from harness.adapters.driver.reference import (
     AnthropicAgentDriver,
     OpenAIChatDriver,

@@ -138,11 +138,16 @@ class DriverCheck:
         (text, argument fragments, a call's start), as read numbers. Framing (stops, [DONE],
         usage, keep-alives, empty deltas) is left out: reading it delays nothing a user sees."""
         chunks, content = self.run.chunks, self.facts.content
-        return [
-            n + 1
-            for n in range(max(after, 0), min(until, len(chunks)))
-            if any(part.carries and part.carried in content for part in chunks[n].delivered)
-        ]
+        held = []
+        for n in range(max(after, 0), min(until, len(chunks))):
+            told = [p.carries and p.carried in content for p in chunks[n].delivered]
+            if n + 1 == until and not all(told):
+                # a read of bytes may complete several events: content after the last framing
+                # event of the read the driver emitted in may have come after what it waited for
+                told = told[: len(told) - told[::-1].index(False)]
+            if any(told):
+                held.append(n + 1)
+        return held
 
     def emitted(self) -> list[tuple[ToolCallOut, int]]:
         return [(o, reads) for o, reads in self.run.outputs if isinstance(o, ToolCallOut)]

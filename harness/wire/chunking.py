@@ -7,7 +7,7 @@ once; ``byte_chunks`` makes the slices, each saying which chunks it completes.
 >>> from harness.model.driver import WireChunk
 >>> chunks = [WireChunk("data: é\\n\\n", 0), WireChunk("data: 2\\n\\n", 1)]
 >>> [(r.data, r.origin, r.carries) for r in byte_chunks(chunks, (7, 12))]
-[(b'data: \\xc3', 0, False), (b'\\xa9\\n\\ndata', 0, True), (b': 2\\n\\n', 1, True)]
+[(b'data: \\xc3', 0, False), (b'\\xa9\\n\\nda', 0, True), (b'ta: 2\\n\\n', 1, True)]
 """
 
 from __future__ import annotations

@@ -63,8 +63,9 @@ def default_cuts(body: bytes, boundaries: Sequence[int] = ()) -> tuple[int, ...]
     ``boundaries`` are the offsets where the body's events end (without them, events are told
     by their blank lines, or by lines for a body that has none). Of every three events, two
     are cut in the middle of each of their lines (an event across reads, a line across reads,
-    several ``data:`` lines apart) and between the CR and LF of each of their CRLFs; every
-    third event is left whole and not cut from the one before, so one read completes both;
+    several ``data:`` lines apart) and between the CR and LF of each of their CRLFs (but the
+    last one before a whole event); every third event is left whole and not cut from the one
+    before, so one read completes both;
     the first of the three also ends exactly at its read's end. Every multi-byte character is
     cut after its first byte, wherever it is.
     """
@@ -77,8 +78,10 @@ def default_cuts(body: bytes, boundaries: Sequence[int] = ()) -> tuple[int, ...]
         if not whole:
             for line in _LINE.finditer(body, start, end):
                 cuts.add((line.start() + line.end() + 1) // 2)
+            joined = n % 3 == 1  # the next event comes whole, in the read that ends this one
             for crlf in re.finditer(rb"\r\n", body[start:end]):
-                cuts.add(start + crlf.start() + 1)
+                if not (joined and start + crlf.end() == end):
+                    cuts.add(start + crlf.start() + 1)
             if n % 3 == 0:
                 cuts.add(end)
         elif start in cuts:

@@ -7,7 +7,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.adapters.driver import framing_mutants  # noqa: F401  (the bytes framing bugs)
 from harness.adapters.driver.reference import (
     AnthropicAgentDriver,
     OpenAIChatDriver,
@@ -275,3 +274,6 @@ class KeysById(OpenAIChatDriver):
 class TextAfterCalls(AnthropicAgentDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         yield from _held_to_the_end(super().turn(chunks), TextOut)
+
+
+from harness.adapters.driver import framing_mutants  # noqa: E402, F401  (bytes framing bugs)

@@ -134,9 +134,9 @@ def test_the_default_plan_meets_every_hazard_at_once(name: str, dialect: str) ->
 def test_the_default_plan_without_boundaries_finds_events_by_their_blank_lines() -> None:
     body = "data: a\n\ndata: bé\n\ndata: c\n\ndata: d\n\n".encode()
     cuts = default_cuts(body)
-    assert cuts == (4, 9, 14, 17, 33)
-    # events at [0, 9), [9, 20), [20, 29), [29, 38): 4 inside the first, 9 at its end; 14 inside
-    # the second, 17 inside é; the third is whole, in the read that ends the second; 33 inside
+    assert cuts == (3, 9, 13, 17, 32)
+    # events at [0, 9), [9, 20), [20, 29), [29, 38): 3 inside the first, 9 at its end; 13 inside
+    # the second, 17 inside é; the third is whole, in the read that ends the second; 32 inside
     # the fourth
 
 

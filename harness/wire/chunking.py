@@ -65,27 +65,24 @@ def default_cuts(body: bytes, boundaries: Sequence[int] = ()) -> tuple[int, ...]
     are cut in the middle of each of their lines (an event across reads, a line across reads,
     several ``data:`` lines apart) and between the CR and LF of each of their CRLFs (but the
     last one before a whole event); every third event is left whole and not cut from the one
-    before, so one read completes both;
-    the first of the three also ends exactly at its read's end. Every multi-byte character is
-    cut after its first byte, wherever it is.
+    before, so one read completes both; the first of the three also ends exactly at its read's
+    end. Every multi-byte character is cut after its first byte, wherever it is.
     """
     size = len(body)
     ends = [end for end in boundaries if 0 < end <= size] or _event_ends(body)
     cuts: set[int] = set()
     start = 0
     for n, end in enumerate(ends):
-        whole = n % 3 == 2
-        if not whole:
+        if n % 3 != 2:  # the third is whole
             for line in _LINE.finditer(body, start, end):
-                cuts.add((line.start() + line.end() + 1) // 2)
+                if line.end() - line.start() > 1:  # a one-byte line has no inside
+                    cuts.add((line.start() + line.end()) // 2)
             joined = n % 3 == 1  # the next event comes whole, in the read that ends this one
             for crlf in re.finditer(rb"\r\n", body[start:end]):
                 if not (joined and start + crlf.end() == end):
                     cuts.add(start + crlf.start() + 1)
             if n % 3 == 0:
                 cuts.add(end)
-        elif start in cuts:
-            cuts.remove(start)
         start = end
     cuts.update(n + 1 for n, byte in enumerate(body) if 0xC0 <= byte <= 0xF7)  # a lead byte
     return tuple(sorted(cut for cut in cuts if 0 < cut < size))

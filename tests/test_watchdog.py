@@ -104,10 +104,10 @@ class Stalls:
     dialect = "anthropic"
 
     def __init__(self, reads: int) -> None:
-        self.reads = reads
+        self.before_stalling = reads  # not ``reads``: that says how the driver reads
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        for _ in range(self.reads):
+        for _ in range(self.before_stalling):
             next(chunks)
         threading.Event().wait(2)
         yield TextOut("late")

@@ -47,6 +47,13 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.gemini:GeminiDriver",
         "harness.adapters.driver.gemini:GeminiJSONArrayDriver",
         "harness.adapters.driver.ag_ui:AGUIDriver",
+        "harness.adapters.driver.framing:AnthropicBytesDriver",
+        "harness.adapters.driver.framing:AnthropicAgentBytesDriver",
+        "harness.adapters.driver.framing:OpenAIChatBytesDriver",
+        "harness.adapters.driver.framing:OpenAIResponsesBytesDriver",
+        "harness.adapters.driver.framing:GeminiBytesDriver",
+        "harness.adapters.driver.framing:GeminiJSONArrayBytesDriver",
+        "harness.adapters.driver.framing:AGUIBytesDriver",
     ),
 }
 
@@ -77,6 +84,8 @@ def _load_bundled() -> dict[str, AdapterInfo]:
             module, _, attr = reference.partition(":")
             cls = getattr(importlib.import_module(module), attr)
             dialect = getattr(cls, "dialect", None)
+            if dialect and getattr(cls, "reads", "events") != "events":
+                dialect = f"{dialect}-{cls.reads}"  # the same driver reading bytes
             name = f"{layer}-{dialect}-reference" if dialect else f"{layer}-reference"
             out[name] = AdapterInfo(name, layer, "reference", cls)
         importlib.import_module(f"harness.adapters.{layer}.mutants")

@@ -121,6 +121,39 @@ class WireChunk:
         """The canonical event this chunk carries."""
         return self.origin if self.event < 0 else self.event
 
+    @property
+    def delivered(self) -> tuple[WireChunk, ...]:
+        """The whole chunks a driver has once it read this one: itself."""
+        return (self,)
+
+
+@dataclass(frozen=True, slots=True)
+class ByteRead:
+    """What a driver that reads bytes (``reads = "bytes"``) gets from one read: a slice of the
+    UTF-8 body, cut anywhere (``harness.wire.chunking``). ``origin``, ``carries`` and ``event``
+    mean what they mean for a ``WireChunk``, for the chunks this read completes (``parts``: an
+    event is delivered by the read that holds its last byte); a read that completes none
+    carries nothing and keeps the origin of the read before it."""
+
+    data: bytes
+    origin: int
+    carries: bool = False
+    event: int = -1
+    parts: tuple[WireChunk, ...] = ()
+
+    @property
+    def carried(self) -> int:
+        return self.origin if self.event < 0 else self.event
+
+    @property
+    def delivered(self) -> tuple[WireChunk, ...]:
+        """The chunks whose last byte this read holds."""
+        return self.parts
+
+
+#: one read of a driver: a whole chunk, or a slice of the body's bytes
+Read = WireChunk | ByteRead
+
 
 TURN_EVENT_TYPES: dict[str, type[TurnEvent]] = {
     cls.kind: cls

@@ -1,7 +1,9 @@
 """Replay a driver-layer scenario through a pull-style adapter.
 
 The adapter's ``drive(chunks)`` consumes an iterator of wire chunks (the raw text of each
-server-sent event) and yields what it emits. The replayer hands it the turn encoded in the
+server-sent event) and yields what it emits; an adapter that says ``reads = "bytes"`` gets the
+UTF-8 body instead, in slices cut anywhere (``harness.wire.chunking``), and every count below
+is then in reads. The replayer hands it the turn encoded in the
 adapter's dialect, counts the chunks read when each output comes out and where reading stopped,
 notices an attempt to read past the turn, and injects a cancellation where the scenario asks:
 the read that would fetch that chunk raises ``StreamCancelled`` (``asyncio.CancelledError`` for
@@ -12,17 +14,31 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from typing import Any
 
 from harness._errors import AdapterError
 from harness.codecs import Codec, dialects
-from harness.model.driver import DriverOutput, MalformedOutput, WireChunk, coerce_output, turn_facts
+from harness.model.driver import (
+    DriverOutput,
+    MalformedOutput,
+    Read,
+    WireChunk,
+    coerce_output,
+    turn_facts,
+)
 from harness.replay._watchdog import Progress
 from harness.rules.driver import CONTRACTS, DriverCheck, DriverRun, declared_contract
 from harness.rules.registry import Rule, Violation
 from harness.scenario import DriverScenario
+from harness.wire.chunking import body_of, byte_chunks, default_cuts
 from harness.wire.sse import LINE_END
+
+#: how a driver adapter reads its stream (``reads``): whole chunks (each one event, as text), or
+#: the body's bytes cut anywhere
+READS = ("events", "bytes")
 
 
 class StreamCancelled(BaseException):
@@ -30,9 +46,7 @@ class StreamCancelled(BaseException):
 
 
 class _Source:
-    def __init__(
-        self, chunks: Sequence[WireChunk], progress: Progress, cancel_at: int | None
-    ) -> None:
+    def __init__(self, chunks: Sequence[Read], progress: Progress, cancel_at: int | None) -> None:
         self.chunks = chunks
         self.progress = progress
         self.cancel_at = cancel_at
@@ -41,7 +55,7 @@ class _Source:
         self.closed = False
         self.cancelled = False
 
-    def _next(self) -> str:
+    def _next(self) -> str | bytes:
         if self.cancel_at is not None and self.reads >= self.cancel_at:
             self.cancelled = True
             raise StreamCancelled
@@ -61,7 +75,7 @@ class SyncSource(_Source):
     def __iter__(self) -> SyncSource:
         return self
 
-    def __next__(self) -> str:
+    def __next__(self) -> str | bytes:
         return self._next()
 
 
@@ -69,7 +83,7 @@ class AsyncSource(_Source):
     def __aiter__(self) -> AsyncSource:
         return self
 
-    async def __anext__(self) -> str:
+    async def __anext__(self) -> str | bytes:
         try:
             return self._next()
         except StopIteration:
@@ -139,6 +153,22 @@ class DriverReplay:
             self._chunks = recorded_chunks(scenario) or codec.encode(scenario.turn, scenario.quirks)
         return self._chunks
 
+    def reads(self, chunks: tuple[WireChunk, ...]) -> tuple[tuple[Read, ...], int | None]:
+        """What a bytes-reading driver is fed: the body cut at the scenario's ``byte_cuts``
+        (those inside this dialect's body) or the default plan, and a cut where the
+        cancellation comes, so that it still comes once those chunks are read; and after how
+        many reads it comes."""
+        body = body_of(chunks)
+        ends = list(accumulate(len(c.data.encode()) for c in chunks))
+        given = self.scenario.byte_cuts
+        cuts = set(default_cuts(body, ends) if given is None else given)
+        cancel = self.scenario.cancel_after_reads
+        if cancel is not None:
+            cuts.add(ends[cancel - 1])
+        inside = sorted(cut for cut in cuts if 0 < cut < len(body))
+        cancel_at = None if cancel is None else bisect_right(inside, ends[cancel - 1])
+        return byte_chunks(chunks, inside), cancel_at
+
     def run(self, adapter: Any, progress: Progress) -> None:
         contract = declared_contract(adapter)
         if contract not in CONTRACTS:
@@ -146,9 +176,18 @@ class DriverReplay:
                 f"the adapter's emits_calls is {contract!r}; it says when the driver passes tool "
                 f"calls on: {' or '.join(map(repr, CONTRACTS))}"
             )
+        mode = getattr(adapter, "reads", READS[0])
+        if mode not in READS:
+            raise AdapterError(
+                f"the adapter's reads is {mode!r}; it says what one read of the stream gives the "
+                f"driver: {' or '.join(map(repr, READS))}"
+            )
         codec = self.codecs[adapter.dialect]
-        chunks = self.chunks(codec)
+        encoded = self.chunks(codec)
+        chunks: tuple[Read, ...] = encoded
         cancel_at = self.scenario.cancel_after_reads
+        if mode == "bytes":
+            chunks, cancel_at = self.reads(encoded)
         drive = adapter.drive
         outputs: list[tuple[DriverOutput, int]] = []
         progress.phase = "drive"

@@ -12,12 +12,12 @@ from functools import cached_property
 from harness.model.driver import (
     DriverOutput,
     ExpectedCall,
+    Read,
     Refusal,
     TextOut,
     ToolCallOut,
     TurnEnd,
     TurnFacts,
-    WireChunk,
 )
 from harness.rules.registry import Finding, rule
 
@@ -40,7 +40,9 @@ class DriverRun:
     """What one driver did with one encoded turn."""
 
     dialect: str
-    chunks: tuple[WireChunk, ...]
+    #: what each read gave the driver: a whole chunk, or (``reads = "bytes"``) a slice of the
+    #: body; every count below is in reads
+    chunks: tuple[Read, ...]
     facts: TurnFacts
     #: each output with the number of chunks read when it came out
     outputs: tuple[tuple[DriverOutput, int], ...]
@@ -136,11 +138,16 @@ class DriverCheck:
         (text, argument fragments, a call's start), as read numbers. Framing (stops, [DONE],
         usage, keep-alives, empty deltas) is left out: reading it delays nothing a user sees."""
         chunks, content = self.run.chunks, self.facts.content
-        return [
-            n + 1
-            for n in range(max(after, 0), min(until, len(chunks)))
-            if chunks[n].carries and chunks[n].carried in content
-        ]
+        held = []
+        for n in range(max(after, 0), min(until, len(chunks))):
+            told = [p.carries and p.carried in content for p in chunks[n].delivered]
+            if n + 1 == until and not all(told):
+                # a read of bytes may complete several events: content after the last framing
+                # event of the read the driver emitted in may have come after what it waited for
+                told = told[: len(told) - told[::-1].index(False)]
+            if any(told):
+                held.append(n + 1)
+        return held
 
     def emitted(self) -> list[tuple[ToolCallOut, int]]:
         return [(o, reads) for o, reads in self.run.outputs if isinstance(o, ToolCallOut)]
@@ -446,7 +453,11 @@ def parallel_apart(c: DriverCheck) -> Iterator[Finding]:
 )
 def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
     run, facts = c.run, c.facts
-    ends = [n for n, chunk in enumerate(run.chunks) if chunk.origin == facts.final_stop]
+    ends = [
+        n
+        for n, chunk in enumerate(run.chunks)
+        if any(part.origin == facts.final_stop for part in chunk.delivered)
+    ]
     first, last = (ends[0] + 1, ends[-1] + 1) if ends else (len(run.chunks), len(run.chunks))
     if run.cancel_after is not None:
         # A cancelled turn has not ended, so neither its end nor how far the driver read is
@@ -594,4 +605,6 @@ def _chunk(c: DriverCheck, reads: int) -> str:
     if not c.run.chunks or reads <= 0:
         return "none read"
     data = c.run.chunks[min(reads, len(c.run.chunks)) - 1].data
+    if isinstance(data, bytes):
+        return repr(data if len(data) <= 60 else data[:57] + b"...")
     return repr(data if len(data) <= 60 else data[:57] + "...")

@@ -12,10 +12,20 @@ from harness.scenario._fields import Fields
 from harness.scenario.faults import apply_faults
 from harness.scenario.reader import StepReader
 from harness.scenario.types import DriverScenario, Recording, ScenarioHeader, fields_of
+from harness.wire.chunking import cut_problem
 from harness.wire.sse import LINE_END
 
 #: the top-level fields only driver scenarios have (``expect`` is read to say it is not offered)
-DRIVER_KEYS = ("dialects", "quirks", "cancel_after_reads", "wire", "trace", "faults", "expect")
+DRIVER_KEYS = (
+    "dialects",
+    "quirks",
+    "cancel_after_reads",
+    "byte_cuts",
+    "wire",
+    "trace",
+    "faults",
+    "expect",
+)
 
 
 def read_driver_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> DriverScenario:
@@ -68,7 +78,20 @@ def read_driver_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> 
         cancel_after_reads=cancel,
         raw_wire=raw,
         recording=recording,
+        byte_cuts=_byte_cuts(top),
     )
+
+
+def _byte_cuts(top: Fields) -> tuple[int, ...] | None:
+    """Where a bytes-reading driver gets the body cut: offsets, strictly increasing."""
+    if not top.has("byte_cuts"):
+        return None
+    cuts = top.list("byte_cuts")
+    problem = cut_problem(list(cuts))
+    if problem is not None:
+        at, message = problem
+        top.fail(cuts.line_of(at) if at >= 0 else top.line_of("byte_cuts"), message)
+    return tuple(cuts)
 
 
 def _recorded_wire(

@@ -117,6 +117,8 @@ class DriverScenario(ScenarioHeader):
     raw_wire: tuple[tuple[str, int], ...] = ()
     #: where the turn's lines are, for a turn read from a recording (None: the scenario's steps)
     recording: Recording | None = None
+    #: where a driver that reads bytes gets its body cut (offsets; None: the default plan)
+    byte_cuts: tuple[int, ...] | None = None
     #: for a case of the quirk cross product (``harness.scenario.cases``): ``dialect+quirk[+quirk]``
     #: naming the quirks it adds to the scenario's own; empty for the scenario as written
     variant: str = ""

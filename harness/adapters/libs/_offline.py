@@ -1,5 +1,7 @@
-"""An offline HTTP transport that serves the harness's wire chunks as a streamed SSE body, one
-chunk per read, so a library's own client, SSE decoder and accumulator run unchanged."""
+"""An offline HTTP transport that serves what the driver is given as a streamed SSE body, one
+piece per read the library makes, so a library's own client, SSE decoder and accumulator run
+unchanged. The adapters declare ``reads = "bytes"``: the body reaches the library cut anywhere,
+as a network delivers it (whole chunks, as text, work too)."""
 
 from __future__ import annotations
 
@@ -21,14 +23,14 @@ def http_module(client_class: type) -> ModuleType:
     raise TypeError(f"{client_class.__name__} is not an httpx client")
 
 
-def sync_client(client_class: type, chunks: Iterator[str]) -> Any:
+def sync_client(client_class: type, chunks: Iterator[str | bytes]) -> Any:
     """The SDK's default HTTP client, answering every request with the chunks."""
     httpx = http_module(client_class)
 
     class Body(httpx.SyncByteStream):  # type: ignore[misc, name-defined]
         def __iter__(self) -> Iterator[bytes]:
             for chunk in chunks:  # pulled lazily: one read per chunk the library asks for
-                yield chunk.encode()
+                yield _bytes(chunk)
 
         def close(self) -> None:
             close_upstream(chunks)  # the library closed the response
@@ -36,13 +38,13 @@ def sync_client(client_class: type, chunks: Iterator[str]) -> Any:
     return client_class(transport=httpx.MockTransport(_answer(httpx, Body)))
 
 
-def async_client(client_class: type, chunks: AsyncIterator[str]) -> Any:
+def async_client(client_class: type, chunks: AsyncIterator[str | bytes]) -> Any:
     httpx = http_module(client_class)
 
     class Body(httpx.AsyncByteStream):  # type: ignore[misc, name-defined]
         async def __aiter__(self) -> AsyncIterator[bytes]:
             async for chunk in chunks:
-                yield chunk.encode()
+                yield _bytes(chunk)
 
         async def aclose(self) -> None:
             close = getattr(chunks, "aclose", None)
@@ -50,6 +52,10 @@ def async_client(client_class: type, chunks: AsyncIterator[str]) -> Any:
                 await close()
 
     return client_class(transport=httpx.MockTransport(_answer(httpx, Body)))
+
+
+def _bytes(chunk: str | bytes) -> bytes:
+    return chunk if isinstance(chunk, bytes) else chunk.encode()
 
 
 def _answer(httpx: Any, body: Callable[[], Any]) -> Callable[[Any], Any]:

@@ -1,5 +1,5 @@
 """The ``anthropic`` SDK's ``client.messages.stream``: its own SSE decoder and ``MessageStream``
-accumulator, fed the wire chunks through an offline transport, one chunk per read.
+accumulator, fed the body through an offline transport, cut anywhere.
 
 What its user acts on: ``text`` events as they stream, each tool use at its
 ``content_block_stop`` event (the block with its ``input``, which the SDK has already parsed into
@@ -27,9 +27,11 @@ def arguments_text(value: Any) -> str:
 
 class AnthropicMessagesStream:
     layers = ("driver",)
+    #: the SDK reads the HTTP body itself: it gets it cut anywhere
+    reads = "bytes"
     dialect = "anthropic"
 
-    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+    def drive(self, chunks: Iterator[bytes]) -> Iterator[DriverOutput]:
         import anthropic
 
         http = sync_client(anthropic.DefaultHttpxClient, chunks)

@@ -1,5 +1,5 @@
 """The ``openai`` SDK's ``client.chat.completions.stream`` (``ChatCompletionStreamState`` inside),
-fed the wire chunks through an offline transport, one chunk per read.
+fed the body through an offline transport, cut anywhere.
 
 ``make_adapter``: what a user of the stream's events acts on: ``content.delta`` text, and each
 call at its ``tool_calls.function.arguments.done`` event (name and raw arguments from the event,
@@ -24,7 +24,7 @@ from harness.adapters.libs._offline import sync_client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
 
-def open_stream(chunks: Iterator[str]) -> Any:
+def open_stream(chunks: Iterator[bytes]) -> Any:
     import openai
 
     http = sync_client(openai.DefaultHttpxClient, chunks)
@@ -42,9 +42,11 @@ def finish(stream: Any) -> TurnEnd:
 
 class OpenAIChatStreamEvents:
     layers = ("driver",)
+    #: the SDK reads the HTTP body itself: it gets it cut anywhere
+    reads = "bytes"
     dialect = "openai-chat"
 
-    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+    def drive(self, chunks: Iterator[bytes]) -> Iterator[DriverOutput]:
         with open_stream(chunks) as stream:
             for event in stream:
                 if event.type == "content.delta":
@@ -60,11 +62,13 @@ class OpenAIChatStreamEvents:
 
 class OpenAIChatFinalCompletion:
     layers = ("driver",)
+    #: the SDK reads the HTTP body itself: it gets it cut anywhere
+    reads = "bytes"
     dialect = "openai-chat"
     #: the library acts on the whole message when its choice finishes
     emits_calls = "per-message"
 
-    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+    def drive(self, chunks: Iterator[bytes]) -> Iterator[DriverOutput]:
         with open_stream(chunks) as stream:
             for event in stream:
                 if event.type == "content.delta":

@@ -1,5 +1,5 @@
-"""The ``openai`` SDK's ``client.responses.stream`` (``ResponseStreamState`` inside), fed the wire
-chunks through an offline transport, one chunk per read.
+"""The ``openai`` SDK's ``client.responses.stream`` (``ResponseStreamState`` inside), fed the body
+chunks through an offline transport, cut anywhere.
 
 What its user acts on: ``response.output_text.delta`` text, each function call at its
 ``response.output_item.done`` event (the item's ``call_id``, ``name`` and raw ``arguments``), and
@@ -31,9 +31,11 @@ def stop_reason(response: Any) -> str:
 
 class OpenAIResponsesStream:
     layers = ("driver",)
+    #: the SDK reads the HTTP body itself: it gets it cut anywhere
+    reads = "bytes"
     dialect = "openai-responses"
 
-    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+    def drive(self, chunks: Iterator[bytes]) -> Iterator[DriverOutput]:
         import openai
 
         http = sync_client(openai.DefaultHttpxClient, chunks)

@@ -1,6 +1,6 @@
 """``pydantic-ai``'s streamed response (``pydantic_ai.direct.model_request_stream``) from its
 ``OpenAIChatModel``, whose ``AsyncOpenAI`` client reads the wire chunks through an offline
-transport, one chunk per read.
+transport, cut anywhere.
 
 What its user acts on: text parts as they start and grow, each tool call at its
 ``PartEndEvent`` (the part's ``tool_call_id``, ``tool_name`` and ``args``: raw text as the model
@@ -31,9 +31,11 @@ def call_out(part: Any) -> ToolCallOut:
 
 class PydanticAIStreamedResponse:
     layers = ("driver",)
+    #: the SDK reads the HTTP body itself: it gets it cut anywhere
+    reads = "bytes"
     dialect = "openai-chat"
 
-    async def drive(self, chunks: AsyncIterator[str]) -> AsyncIterator[DriverOutput]:
+    async def drive(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[DriverOutput]:
         from openai import AsyncOpenAI, DefaultAsyncHttpxClient
         from pydantic_ai import ModelRequest
         from pydantic_ai.direct import model_request_stream

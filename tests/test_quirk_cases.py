@@ -26,10 +26,6 @@ CHAT = dialects()["openai-chat"]
 USAGE_MUTANT = "driver-mutant-openai-crashes-on-usage-chunk"
 
 
-def with_quirk(case: Scenario, quirk: str) -> bool:
-    return isinstance(case, DriverScenario) and quirk in case.quirks
-
-
 def stream(case: DriverScenario) -> tuple[object, ...]:
     return tuple(c.data for c in CHAT.encode(case.turn, case.quirks))
 
@@ -104,12 +100,18 @@ def test_every_reference_passes_every_case_of_the_library() -> None:
             assert not broken, (info.name, broken)
 
 
+def empty_choices(case: Scenario) -> bool:
+    """The case's stream has a chunk with no choices (what the usage-chunk mutant trips on)."""
+    assert isinstance(case, DriverScenario)
+    return any('"choices":[]' in str(c.data) for c in CHAT.encode(case.turn, case.quirks))
+
+
 def test_a_mutant_only_a_quirk_shows_fails_exactly_the_cases_with_it() -> None:
     info = BUNDLED[USAGE_MUTANT]
     cases = cases_for([PARALLEL], info)
     failed = {c.case_id for c in cases if replay(c, info).status == "fail"}
-    with_usage = {c.case_id for c in cases if with_quirk(c, "usage_chunk")}
-    assert failed == with_usage and with_usage
+    shown = {c.case_id for c in cases if empty_choices(c)}
+    assert failed == shown and "parallel-calls[openai-chat+usage_chunk]" in shown
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -167,7 +169,7 @@ def chat_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> 
 def test_the_plugin_collects_one_item_per_case(chat_project: pytest.Pytester) -> None:
     result = chat_project.runpytest("-p", "no:cacheprovider", f"--harness-adapter={USAGE_MUTANT}")
     cases = cases_for([PARALLEL], BUNDLED[USAGE_MUTANT])
-    failing = [c for c in cases if with_quirk(c, "usage_chunk")]
+    failing = [c for c in cases if empty_choices(c)]
     result.assert_outcomes(passed=len(cases) - len(failing), failed=len(failing))
     out = result.stdout.str()
     assert f"parallel-calls[{USAGE_MUTANT}][openai-chat+usage_chunk]" in out
@@ -204,8 +206,29 @@ def test_an_adapter_from_the_fixture_runs_every_case_in_one_item(
     result = chat_project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
-    failing = sum(
-        with_quirk(c, "usage_chunk") for c in cases_for([PARALLEL], BUNDLED[USAGE_MUTANT])
-    )
+    failing = sum(empty_choices(c) for c in cases_for([PARALLEL], BUNDLED[USAGE_MUTANT]))
     assert f"{failing} of the scenario's" in out
     assert "parallel-calls[openai-chat+usage_chunk]" in out
+
+
+def test_a_quirk_that_rewrites_every_event_runs_alone_and_pairs_rework_one_event() -> None:
+    anthropic = dialects()["anthropic"]
+    text_then_call = library_driver("text-before-tool-call")
+    cases = driver_cases(text_then_call, anthropic)
+    paired = [c.quirks for c in cases if len(c.quirks) == 2]
+    assert ("crlf",) in [c.quirks for c in cases] and paired
+    assert not [p for p in paired if "crlf" in p or "padded_json" in p]
+    base = anthropic.encode(text_then_call.turn)
+    for a, b in paired:  # both change the chunks of one event at least
+        touched = []
+        for quirk in (a, b):
+            mine = anthropic.encode(text_then_call.turn, (quirk,))
+            touched.append(
+                {
+                    origin
+                    for origin in {c.origin for c in (*base, *mine)}
+                    if [c.data for c in base if c.origin == origin]
+                    != [c.data for c in mine if c.origin == origin]
+                }
+            )
+        assert touched[0] & touched[1], (a, b)

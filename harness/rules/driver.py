@@ -481,8 +481,10 @@ def turn_lifetime(c: DriverCheck) -> Iterator[Finding]:
         return
     if not facts.ended:
         # the last cycle stopped for tool_use and the stream ends: the turn goes on, so the
-        # driver reads all of it (and may report the pause)
-        if run.reads < len(run.chunks):
+        # driver reads all of it (and may report the pause); a last read of bytes that completes
+        # no event (the LF of a CRLF already taken as a line end) adds nothing to read
+        whole = max((n + 1 for n, chunk in enumerate(run.chunks) if chunk.delivered), default=0)
+        if run.reads < whole:
             yield Finding(
                 c.event_at(run.reads),
                 f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "

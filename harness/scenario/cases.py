@@ -2,8 +2,8 @@
 
 A scenario written once runs in every dialect that can carry it, as its own quirks ask (the base
 case), then once more under each other quirk of the dialect that changes what the driver reads,
-and, for a scenario that asks for no quirk itself, under each pair of such quirks whose stream
-differs from both alone. Each case is a ``DriverScenario`` named ``id[dialect+quirk]``; a case
+and, for a scenario that asks for no quirk itself, under each pair of quirks that rework the same
+events of the turn (``driver_cases`` says which pairs, and why only those). Each case is a ``DriverScenario`` named ``id[dialect+quirk]``; a case
 under a quirk only gateways send is tagged ``gateway``, as a written scenario with it is.
 
 A recorded stream (``wire:``) is fed as it was recorded and has no other case.
@@ -35,10 +35,13 @@ def gateway_only(codec: Codec, quirk: str) -> bool:
 def driver_cases(
     scenario: DriverScenario, codec: Codec, *, pairs: bool = True
 ) -> tuple[DriverScenario, ...]:
-    """The base case, then every single-quirk case, then every pair case, in the codec's order of
-    quirks. Cases whose stream is the same as one already listed are left out: they would test
-    nothing new. Empty when the codec cannot carry the scenario at all (the replay of the
-    scenario as written then says why)."""
+    """The base case, then every single-quirk case, then every sensible pair, in the codec's
+    order of quirks. A quirk that leaves the stream as it is makes no case. A pair is sensible
+    when both quirks change the same events of the turn and neither changes every event: one
+    that does (line ends, spacing, an extra field on every event) meets every other quirk
+    already in its single case, while two that rework the same events can break a driver only
+    together. Empty when the codec cannot carry the scenario at all (the replay of the scenario
+    as written then says why)."""
     if scenario.dialects and codec.name not in scenario.dialects:
         return ()
     if scenario.raw_wire:
@@ -46,25 +49,34 @@ def driver_cases(
     if not _expressible(scenario, codec, ()):
         return ()
 
-    def stream(added: Sequence[str]) -> tuple[object, ...]:
-        return tuple(c.data for c in codec.encode(scenario.turn, (*scenario.quirks, *added)))
+    def stream(added: Sequence[str]) -> dict[int, tuple[object, ...]]:
+        """The chunks of each event of the turn."""
+        by_event: dict[int, list[object]] = {}
+        for chunk in codec.encode(scenario.turn, (*scenario.quirks, *added)):
+            by_event.setdefault(chunk.origin, []).append(chunk.data)
+        return {origin: tuple(data) for origin, data in by_event.items()}
 
     out = [scenario]
     base = stream(())
-    singles: list[tuple[str, tuple[object, ...]]] = []
+    streams = [base]  # no two cases feed the driver the same stream
+    changed: dict[str, frozenset[int]] = {}  # quirk -> the events whose chunks it changes
     for quirk in codec.quirks:
         if quirk in scenario.quirks or not _expressible(scenario, codec, (quirk,)):
             continue
         seen = stream((quirk,))
-        if seen != base:
-            singles.append((quirk, seen))
+        if seen not in streams:
+            streams.append(seen)
+            changed[quirk] = frozenset(
+                o for o in base.keys() | seen.keys() if base.get(o) != seen.get(o)
+            )
             out.append(_case(scenario, codec, (quirk,)))
     if pairs and not scenario.quirks:
-        for (a, seen_a), (b, seen_b) in itertools.combinations(singles, 2):
-            if not _expressible(scenario, codec, (a, b)):
+        everything = frozenset(base)
+        for a, b in itertools.combinations(changed, 2):
+            if changed[a] >= everything or changed[b] >= everything or not changed[a] & changed[b]:
                 continue
-            seen = stream((a, b))
-            if seen not in (seen_a, seen_b):
+            if _expressible(scenario, codec, (a, b)) and (seen := stream((a, b))) not in streams:
+                streams.append(seen)
                 out.append(_case(scenario, codec, (a, b)))
     return tuple(out)
 

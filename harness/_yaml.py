@@ -152,3 +152,17 @@ def load_yaml(text: str, path: str) -> Any:
     if len(documents) > 1:
         raise ScenarioError([Problem(path, 1, "one scenario per file: found several documents")])
     return documents[0]
+
+
+def located(value: Any, line: int = 1) -> Any:
+    """Plain data (a mapping a program built) as the loader's located values, every one at
+    ``line``: a document read without going through YAML text."""
+    if isinstance(value, dict):
+        out = LocatedDict((k, located(v, line)) for k, v in value.items())
+        out.line, out.value_lines = line, {}
+        return out
+    if isinstance(value, (list, tuple)):
+        items = LocatedList(located(v, line) for v in value)
+        items.line, items.item_lines = line, []
+        return items
+    return value

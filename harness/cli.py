@@ -97,6 +97,29 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="measure the harness's overhead on a long session trace")
     bench.add_argument("--events", type=int, default=100_000)
 
+    explore = sub.add_parser(
+        "explore",
+        help="generated scenarios against an adapter; a failure is shrunk and written as YAML",
+    )
+    explore.add_argument("--adapter", required=True, help="as for harness run")
+    explore.add_argument(
+        "--layer", choices=LAYERS, help="the layer to explore (default: the adapter's first)"
+    )
+    explore.add_argument(
+        "--max-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="generated scenarios to try at most (default 300)",
+    )
+    explore.add_argument("--seed", type=int, default=None, help="for a repeatable search")
+    explore.add_argument(
+        "--out",
+        default="harness-explored",
+        metavar="DIR",
+        help="where a counterexample is written (default ./harness-explored)",
+    )
+
     demo = sub.add_parser("demo", help="the built-in library against every bundled adapter")
     demo.add_argument(
         "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
@@ -263,6 +286,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_explore(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from harness.adapters.protocol import adapter_layers
+    from harness.adapters.registry import resolve_adapter
+    from harness.explore import DEFAULT_EXAMPLES, explore
+
+    adapter = resolve_adapter(args.adapter)
+    if args.layer and args.layer != adapter.layer:
+        layers = getattr(adapter.factory, "layers", None)
+        offered = adapter_layers(adapter.factory) if layers is not None else (adapter.layer,)
+        if args.layer not in offered:
+            raise UsageError(f"{adapter.name} implements {', '.join(offered)}, not {args.layer}")
+        adapter = dataclasses.replace(adapter, layer=args.layer)
+    budget = DEFAULT_EXAMPLES if args.max_examples is None else args.max_examples
+    exploration = explore(adapter, max_examples=budget, seed=args.seed, out=args.out)
+    print("\n".join(exploration.lines()))
+    return EXIT_OK if exploration.found is None else EXIT_FAILED
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.demo import render_libraries, render_matrix, run_matrix
     from harness.library import library_path
@@ -337,6 +380,7 @@ _COMMANDS = {
     "adapters": cmd_adapters,
     "rules": cmd_rules,
     "bench": cmd_bench,
+    "explore": cmd_explore,
     "demo": cmd_demo,
     "matrix": cmd_matrix,
     "check-history": cmd_check_history,

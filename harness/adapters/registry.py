@@ -161,21 +161,27 @@ def resolve_adapter(reference: str) -> AdapterInfo:
 
 
 def adapter_dialect(info: AdapterInfo) -> str | None:
-    """The dialect a driver adapter reads: its factory's ``dialect`` when that is a class
-    attribute, else one instance's (closed again). None when it names none, or when making one
-    fails: the replay then says why, case by case."""
-    declared = getattr(info.factory, "dialect", None)
-    if isinstance(declared, str) or info.name.startswith("exec:"):
-        return declared if isinstance(declared, str) else None
+    """The dialect a driver adapter reads (its ``dialect``); None when it names none, or when
+    making one fails: the replay then says why, case by case."""
+    return declared(info, "dialect")
+
+
+def declared(info: AdapterInfo, name: str) -> str | None:
+    """A string attribute the adapter declares (``dialect``, ``reads``): its factory's when that
+    is a class attribute, else one instance's (closed again); None when it has none, or making
+    one fails."""
+    value = getattr(info.factory, name, None)
+    if isinstance(value, str) or info.name.startswith("exec:"):
+        return value if isinstance(value, str) else None
     try:
         instance = info.factory()
     except Exception:
         return None
     try:
-        dialect = getattr(instance, "dialect", None)
+        value = getattr(instance, name, None)
     finally:
         close = getattr(instance, "close", None)
         if callable(close):
             with contextlib.suppress(Exception):
                 close()
-    return dialect if isinstance(dialect, str) else None
+    return value if isinstance(value, str) else None

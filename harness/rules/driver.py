@@ -18,6 +18,7 @@ from harness.model.driver import (
     ToolCallOut,
     TurnEnd,
     TurnFacts,
+    WireChunk,
 )
 from harness.rules.registry import Finding, rule
 
@@ -91,6 +92,27 @@ class DriverCheck:
     def _carried(self) -> list[int]:
         return _running_max(c.carried if c.carries else -1 for c in self.run.chunks)
 
+    @cached_property
+    def _parts(self) -> list[WireChunk]:
+        """The stream's events as the codec framed them, in order, whatever the reads were."""
+        return [part for chunk in self.run.chunks for part in chunk.delivered]
+
+    @cached_property
+    def _parts_told(self) -> list[int]:
+        return _running_max(p.origin if p.carries else -1 for p in self._parts)
+
+    @cached_property
+    def _parts_carried(self) -> list[int]:
+        return _running_max(p.carried if p.carries else -1 for p in self._parts)
+
+    def part_told(self, event_index: int) -> int:
+        """The first framed event by which the turn is told up to the given event."""
+        return bisect_left(self._parts_told, event_index)
+
+    def part_carrying(self, event_index: int) -> int:
+        """The first framed event that carries the given event."""
+        return bisect_left(self._parts_carried, event_index)
+
     def event_at(self, reads: int) -> int:
         """The canonical event of the last chunk read."""
         if not self.run.chunks or reads <= 0:
@@ -113,6 +135,13 @@ class DriverCheck:
                 else len(self.run.chunks)
             )
         return self.chunk_of(call.complete) + 1
+
+    def due_part(self, call: ExpectedCall) -> int:
+        """The framed event of the stream that, by the driver's contract, makes the call due."""
+        stops = self.facts.stops
+        if self.run.contract == "per-message" and call.cycle < len(stops):
+            return self.part_told(stops[call.cycle])
+        return self.part_told(call.complete)
 
     def due_calls(self) -> Sequence[ExpectedCall]:
         """The calls the driver must have emitted within what it was let read (and, when it
@@ -361,17 +390,21 @@ def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
 def order(c: DriverCheck) -> Iterator[Finding]:
     if c.stopped_early:
         return
-    wanted: list[tuple[int, int, str]] = [
-        (c.chunk_carrying(start) + 1, start, "text") for start, text in c.facts.texts if text
+    # by the read that makes each due, then, within one read (a read of bytes can hold many
+    # events), by the framed event that makes it due, as a driver taking them in turn meets them
+    wanted: list[tuple[int, int, int, str]] = [
+        (c.chunk_carrying(start) + 1, c.part_carrying(start), start, "text")
+        for start, text in c.facts.texts
+        if text
     ]
     emitted = {o.id for o, _ in c.emitted()}
     wanted += [
-        (c.due(call), call.start, f"call {call.id}")
+        (c.due(call), c.due_part(call), call.start, f"call {call.id}")
         for call in c.facts.calls
         if not call.cut or call.id in emitted
     ]
     wanted.sort()
-    expected = _runs([kind for _, _, kind in wanted])
+    expected = _runs([kind for *_, kind in wanted])
     seen = _runs(
         [
             "text" if isinstance(o, TextOut) else f"call {o.id}"

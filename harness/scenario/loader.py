@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from harness._errors import Problem, ScenarioError
-from harness._yaml import load_yaml
+from harness._yaml import load_yaml, located
 from harness.model import driver as dv
 from harness.model import session as ev
 from harness.scenario import generator_steps as _generators  # noqa: F401  (registers its steps)
@@ -60,6 +60,19 @@ def parse_scenario(text: str, path: str) -> Scenario:
     problems: list[Problem] = []
     try:
         scenario = _read(data, path, problems, text)
+    except Invalid:
+        scenario = None
+    if problems or scenario is None:
+        raise ScenarioError(problems)
+    return scenario
+
+
+def parse_document(document: Mapping[str, Any], path: str) -> Scenario:
+    """A scenario from the mapping a scenario file holds, built by a program: read as
+    ``parse_scenario`` reads the file, every problem placed at line 1 of ``path``."""
+    problems: list[Problem] = []
+    try:
+        scenario = _read(located(dict(document)), path, problems, "")
     except Invalid:
         scenario = None
     if problems or scenario is None:

@@ -12,7 +12,8 @@ from typing import Any
 
 import yaml
 
-from harness.scenario import Scenario, parse_scenario
+from harness.scenario import Scenario
+from harness.scenario.loader import parse_document
 
 #: the tag every generated scenario carries
 EXPLORED_TAG = "explored"
@@ -31,8 +32,9 @@ def dump_document(document: Mapping[str, Any], *, comments: Sequence[str] = ()) 
 def scenario_from_document(
     document: Mapping[str, Any], *, path: str = "generated.yaml"
 ) -> Scenario:
-    """The scenario the document describes, read as if it were the file ``path``."""
-    return parse_scenario(dump_document(document), path)
+    """The scenario the document describes, read by the scenario loader as if it were the file
+    ``path`` (the mapping is read directly, without writing and parsing its YAML)."""
+    return parse_document(document, path)
 
 
 def header(layer: str, scenario_id: str, title: str, description: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ missing indices, ... as real servers send them) and be cancelled after any read.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +31,7 @@ _TRICKY = st.sampled_from(['"', "\\", "\n", "é", "日", "🙂", "{", "}", ":", 
 _KEYS = st.sampled_from(["path", "query", "content", "n", "ok", "a b", 'q"', "ключ"])
 
 
+@functools.cache
 def _json_values(depth: int) -> st.SearchStrategy[Any]:
     leaves = st.one_of(
         st.text(_TRICKY, max_size=6),
@@ -46,6 +48,7 @@ def _json_values(depth: int) -> st.SearchStrategy[Any]:
     )
 
 
+@functools.cache
 def arguments_json(*, max_keys: int = 3) -> st.SearchStrategy[str]:
     """A tool call's arguments: the JSON text of an object (``{}`` included)."""
     if not isinstance(max_keys, int) or max_keys < 0:
@@ -130,11 +133,13 @@ def driver_documents(
     max_cycles: int = 3,
     quirks: bool | Sequence[str] = True,
     cancellation: bool = True,
+    byte_cuts: bool = False,
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Driver scenario documents in ``dialect``: up to ``max_cycles`` message cycles (one where
     the dialect carries one message per response), under up to two of the dialect's quirks
     (``quirks=True``), exactly these (a list), or none (``False``), and with ``cancellation``, at
-    times cancelled after a read."""
+    times cancelled after a read. With ``byte_cuts``, for a driver that reads bytes, the body is
+    cut at drawn points (``byte_cuts:``): inside events, characters and CRLF pairs alike."""
     codec = _codec(dialect)
     if not isinstance(max_cycles, int) or max_cycles < 1:
         raise InvalidArgument(f"max_cycles={max_cycles!r} should be an int >= 1")
@@ -142,14 +147,20 @@ def driver_documents(
         unknown = [q for q in quirks if q not in codec.quirks]
         if unknown:
             raise InvalidArgument(f"{dialect} has no quirk {', '.join(map(repr, unknown))}")
-    if not isinstance(cancellation, bool):
-        raise InvalidArgument(f"cancellation={cancellation!r} should be a bool")
-    return _driver_document(codec, max_cycles, quirks, cancellation)
+    for flag, value in (("cancellation", cancellation), ("byte_cuts", byte_cuts)):
+        if not isinstance(value, bool):
+            raise InvalidArgument(f"{flag}={value!r} should be a bool")
+    return _driver_document(codec, max_cycles, quirks, cancellation, byte_cuts)
 
 
 @st.composite
 def _driver_document(
-    draw: st.DrawFn, codec: Codec, max_cycles: int, quirks: bool | Sequence[str], cancellation: bool
+    draw: st.DrawFn,
+    codec: Codec,
+    max_cycles: int,
+    quirks: bool | Sequence[str],
+    cancellation: bool,
+    byte_cuts: bool,
 ) -> dict[str, Any]:
     count = draw(st.integers(1, max_cycles if _carries_cycles(codec) else 1))
     calls = [0]
@@ -169,10 +180,18 @@ def _driver_document(
     assert isinstance(scenario, DriverScenario)
     assume(codec.can_express(scenario.turn, chosen) is None)
     document = {**document, "dialects": [codec.name], "quirks": chosen, "trace": trace}
+    chunks = codec.encode(scenario.turn, chosen)
     if cancellation and draw(st.integers(0, 3)) == 0:
-        reads = len(codec.encode(scenario.turn, chosen))
-        assume(reads > 1)
-        document["cancel_after_reads"] = draw(st.integers(1, reads - 1))
+        assume(len(chunks) > 1)
+        document["cancel_after_reads"] = draw(st.integers(1, len(chunks) - 1))
+    if byte_cuts:
+        size = sum(len(c.data.encode()) for c in chunks)
+        cuts = (
+            st.lists(st.integers(1, size - 1), unique=True, max_size=16)
+            if size > 1
+            else st.just([])
+        )
+        document["byte_cuts"] = sorted(draw(cuts))
     if not chosen:
         del document["quirks"]
     return document
@@ -184,9 +203,14 @@ def driver_scenarios(
     max_cycles: int = 3,
     quirks: bool | Sequence[str] = True,
     cancellation: bool = True,
+    byte_cuts: bool = False,
 ) -> st.SearchStrategy[DriverScenario]:
     """``driver_documents(...)`` read as scenarios."""
     documents = driver_documents(
-        dialect=dialect, max_cycles=max_cycles, quirks=quirks, cancellation=cancellation
+        dialect=dialect,
+        max_cycles=max_cycles,
+        quirks=quirks,
+        cancellation=cancellation,
+        byte_cuts=byte_cuts,
     )
     return documents.map(scenario_from_document)  # type: ignore[arg-type]

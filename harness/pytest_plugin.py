@@ -70,6 +70,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "scenarios as written (none), or the one case adding these quirks",
     )
     group.addoption(
+        "--harness-explore",
+        action="store_true",
+        default=False,
+        help="also explore each adapter with generated scenarios (harness explore); a failure is "
+        "shrunk and written as a YAML scenario",
+    )
+    group.addoption(
+        "--harness-explore-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="generated scenarios to try per adapter (default 300)",
+    )
+    group.addoption(
+        "--harness-explore-out",
+        default="harness-explored",
+        metavar="DIR",
+        help="where --harness-explore writes counterexamples (default ./harness-explored)",
+    )
+    group.addoption(
         "--harness-timeout",
         type=float,
         default=None,
@@ -148,7 +168,41 @@ def pytest_collection_modifyitems(
             relative = path.relative_to(folder).as_posix()
             node = ScenarioFile.from_parent(session, path=path, nodeid=f"{prefix}/{relative}")
             added.extend(session.genitems(node))
+    if config.getoption("harness_explore"):
+        names = config.getoption("harness_adapter") or [None]
+        for name in names:
+            label = f"harness-explore[{name}]" if name else "harness-explore"
+            item = pytest.Function.from_parent(session, name=label, callobj=_explore)
+            item.stash[_EXPLORE] = name
+            added.append(item)
     items[:0] = added
+
+
+_EXPLORE = pytest.StashKey[str | None]()
+
+
+def _explore(request: pytest.FixtureRequest) -> None:
+    """One adapter explored with generated scenarios; seeded by ``--hypothesis-seed`` if given."""
+    from harness.adapters.registry import AdapterInfo, resolve_adapter
+    from harness.explore import DEFAULT_EXAMPLES, explore
+
+    config = request.config
+    reference = request.node.stash[_EXPLORE] or request.getfixturevalue("harness_adapter")
+    try:
+        adapter = reference if isinstance(reference, AdapterInfo) else resolve_adapter(reference)
+        seed = config.getoption("hypothesis_seed", None)
+        budget = config.getoption("harness_explore_examples") or DEFAULT_EXAMPLES
+        out = Path(config.getoption("harness_explore_out"))
+        exploration = explore(
+            adapter,
+            max_examples=budget,
+            seed=None if seed is None else int(seed),
+            out=out if out.is_absolute() else config.rootpath / out,
+        )
+    except UsageError as exc:
+        pytest.fail(f"harness: {exc}", pytrace=False)
+    if exploration.found is not None:
+        pytest.fail("\n".join(exploration.lines()), pytrace=False)
 
 
 class ScenarioFile(pytest.File):

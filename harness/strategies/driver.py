@@ -114,6 +114,21 @@ def _cycle(draw: st.DrawFn, number: int, last: bool, calls: list[int]) -> dict[s
     return {"cycle": cycle}
 
 
+def _cuts(body: bytes) -> st.SearchStrategy[list[int]]:
+    """Offsets to cut ``body`` at: anywhere, and often where framing breaks (inside a multi-byte
+    character, between CR and LF, right after a line end)."""
+    if len(body) < 2:
+        return st.just([])
+    inside = range(1, len(body))
+    risky = sorted(
+        {n for n in inside if 0x80 <= body[n] < 0xC0}  # a character's continuation byte
+        | {n for n in inside if body[n - 1] in b"\r\n"}  # after a CR (inside a CRLF) or LF
+    )
+    anywhere = st.integers(1, len(body) - 1)
+    points = st.one_of(st.sampled_from(risky), anywhere) if risky else anywhere
+    return st.lists(points, unique=True, max_size=16).map(sorted)
+
+
 def _carries_cycles(codec: Codec) -> bool:
     """The dialect carries several message cycles in one stream (an agent's stream)."""
     cycle = (dv.CycleStart(message_id="m"), dv.CycleDelta(stop_reason="end_turn"), dv.CycleStop())
@@ -185,13 +200,7 @@ def _driver_document(
         assume(len(chunks) > 1)
         document["cancel_after_reads"] = draw(st.integers(1, len(chunks) - 1))
     if byte_cuts:
-        size = sum(len(c.data.encode()) for c in chunks)
-        cuts = (
-            st.lists(st.integers(1, size - 1), unique=True, max_size=16)
-            if size > 1
-            else st.just([])
-        )
-        document["byte_cuts"] = sorted(draw(cuts))
+        document["byte_cuts"] = draw(_cuts(b"".join(c.data.encode() for c in chunks)))
     if not chosen:
         del document["quirks"]
     return document

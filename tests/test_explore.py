@@ -1,0 +1,158 @@
+"""harness explore: generated scenarios against every bundled adapter. Each mutant's bug is
+found with the default budget, shrunk, written as a scenario that validates, reproduces on its
+own and that the matching reference passes; no reference breaks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.adapters.registry import BUNDLED, AdapterInfo, adapter_dialect, declared
+from harness.cli import main
+from harness.explore import DEFAULT_EXAMPLES, explore
+from harness.replay import replay
+from harness.scenario import load_scenario
+from harness.strategies import scenario_from_document
+
+EXPLORED_LAYERS = ("driver",)
+MUTANTS = [a for a in BUNDLED.values() if a.kind == "mutant" and a.layer in EXPLORED_LAYERS]
+REFERENCES = [a for a in BUNDLED.values() if a.kind == "reference" and a.layer in EXPLORED_LAYERS]
+
+
+def reference_for(mutant: AdapterInfo) -> AdapterInfo:
+    """The reference the mutant was made from: same layer, dialect and way of reading."""
+    same = [
+        r
+        for r in REFERENCES
+        if r.layer == mutant.layer
+        and adapter_dialect(r) == adapter_dialect(mutant)
+        and declared(r, "reads") == declared(mutant, "reads")
+    ]
+    assert len(same) == 1, (mutant.name, same)
+    return same[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda a: a.name)
+def test_exploration_finds_each_mutant_and_keeps_a_small_scenario(
+    mutant: AdapterInfo, tmp_path: Path
+) -> None:
+    exploration = explore(mutant, seed=0, out=tmp_path)
+    assert exploration.found is not None, f"{mutant.name}: nothing found in {DEFAULT_EXAMPLES}"
+    assert exploration.path is not None and exploration.path.parent == tmp_path
+    # the written file validates, fails on its own, and the mutant's reference passes it
+    assert main(["validate", str(exploration.path)]) == 0
+    kept = load_scenario(exploration.path)
+    alone = replay(kept, mutant)
+    assert alone.status in ("fail", "error")
+    assert replay(kept, reference_for(mutant)).status == "pass"
+    assert len(kept.events) <= 30, f"{mutant.name}: shrunk to {len(kept.events)} events"
+    text = exploration.path.read_text()
+    assert f"# Replay: harness run {exploration.path} --adapter {mutant.name}" in text
+    assert set(yaml.safe_load(text).get("rules", [])) == set(alone.rules_broken)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("reference", REFERENCES, ids=lambda a: a.name)
+def test_exploration_finds_nothing_in_a_reference(reference: AdapterInfo, tmp_path: Path) -> None:
+    exploration = explore(reference, seed=1, out=tmp_path)
+    assert exploration.found is None, "\n".join(exploration.lines())
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_seed_gives_the_same_counterexample(tmp_path: Path) -> None:
+    mutant = "driver-mutant-anthropic-ignores-cancellation"
+    first = explore(mutant, seed=7, out=tmp_path / "a", max_examples=50)
+    again = explore(mutant, seed=7, out=tmp_path / "b", max_examples=50)
+    assert first.path is not None and again.path is not None
+    assert first.path.read_text().replace("/a/", "/b/") == again.path.read_text()
+
+
+def test_the_command_line_exits_by_what_was_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path)
+    assert (
+        main(
+            [
+                "explore",
+                "--adapter",
+                "driver-anthropic-reference",
+                "--seed",
+                "2",
+                "--max-examples",
+                "30",
+                "--out",
+                out,
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.splitlines()[-1] == "nothing found"
+    mutant = "driver-mutant-anthropic-ends-at-first-message-stop"
+    assert main(["explore", "--adapter", mutant, "--seed", "2", "--out", out]) == 1
+    printed = capsys.readouterr().out
+    assert "found: [turn-lifetime]" in printed and f"replay it: harness run {out}/" in printed
+    command = printed.splitlines()[-1].split("replay it: ", 1)[1].split()
+    assert main(command[1:]) == 1  # the printed command replays it
+    capsys.readouterr()
+    for bad in (
+        ["--adapter", "no-such-adapter"],
+        ["--adapter", mutant, "--max-examples", "0"],
+        ["--adapter", mutant, "--layer", "session"],
+    ):
+        assert main(["explore", *bad, "--out", out]) == 2
+        assert capsys.readouterr().err.startswith("harness: error: ")
+
+
+def test_one_read_holding_a_call_text_and_the_completion_keeps_the_stream_order() -> None:
+    """Found by exploration: with no *.done events a call is complete only at
+    response.completed, so text after the call's start comes out first; one read of bytes that
+    holds all of it must not turn that into an order violation."""
+    document = {
+        "id": "text-inside-one-read",
+        "title": "t",
+        "description": "d",
+        "source": "explore",
+        "layer": "driver",
+        "dialects": ["openai-responses"],
+        "quirks": ["no_done_events"],
+        "byte_cuts": [],
+        "trace": [
+            {
+                "cycle": {
+                    "blocks": [
+                        {"tool_use": {"id": "call_1", "name": "f", "fragments": ["{}"]}},
+                        {"text": {"text": "0", "chunks": 1}},
+                        {"tool_use": {"id": "call_2", "name": "f", "fragments": ["{}"]}},
+                    ]
+                }
+            }
+        ],
+    }
+    scenario = scenario_from_document(document)
+    assert replay(scenario, "driver-openai-responses-bytes-reference").status == "pass"
+    assert replay(scenario, "driver-openai-responses-reference").status == "pass"
+
+
+def test_the_plugin_explores_each_adapter_given(pytester: pytest.Pytester) -> None:
+    pytester.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nharness_library = "false"\n'
+        'asyncio_default_fixture_loop_scope = "function"\n'
+    )
+    mutant = "driver-mutant-openai-crashes-on-usage-chunk"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--harness-explore",
+        f"--harness-adapter={mutant}",
+        "--harness-adapter=driver-openai-chat-reference",
+        "--hypothesis-seed=4",
+        "--harness-explore-examples=100",
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert f"harness-explore[{mutant}]" in out and "[robust-framing]" in out
+    assert list((pytester.path / "harness-explored").glob(f"explored-{mutant}-4.yaml"))

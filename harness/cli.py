@@ -125,6 +125,14 @@ def build_parser() -> argparse.ArgumentParser:
         "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
     )
 
+    coverage = sub.add_parser(
+        "coverage",
+        help="per rule, mutant and quirk: how many scenarios exercise, catch or run under it",
+    )
+    coverage.add_argument(
+        "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
+    )
+
     matrix = sub.add_parser(
         "matrix", help="every installed consumer library against the built-in driver scenarios"
     )
@@ -319,6 +327,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED
 
 
+def cmd_coverage(args: argparse.Namespace) -> int:
+    from harness.coverage import measure
+    from harness.demo import run_matrix
+    from harness.library import library_path
+
+    print("\n".join(measure(run_matrix(_load(args.paths or [str(library_path())]))).lines()))
+    return EXIT_OK
+
+
 def cmd_matrix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -382,6 +399,7 @@ _COMMANDS = {
     "bench": cmd_bench,
     "explore": cmd_explore,
     "demo": cmd_demo,
+    "coverage": cmd_coverage,
     "matrix": cmd_matrix,
     "check-history": cmd_check_history,
 }

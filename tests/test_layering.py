@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.demo",
         "harness.matrix",
         "harness.explore",
+        "harness.coverage",
     ),
     ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
 )

@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explore.add_argument("--seed", type=int, default=None, help="for a repeatable search")
     explore.add_argument(
+        "--first-party",
+        action="store_true",
+        help="driver streams only as the dialect's own servers send them (no gateway-only quirks)",
+    )
+    explore.add_argument(
         "--out",
         default="harness-explored",
         metavar="DIR",
@@ -297,19 +302,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from harness.adapters.protocol import adapter_layers
-    from harness.adapters.registry import resolve_adapter
+    from harness.adapters.registry import declared_layers, resolve_adapter
     from harness.explore import DEFAULT_EXAMPLES, explore
 
     adapter = resolve_adapter(args.adapter)
-    if args.layer and args.layer != adapter.layer:
-        layers = getattr(adapter.factory, "layers", None)
-        offered = adapter_layers(adapter.factory) if layers is not None else (adapter.layer,)
-        if args.layer not in offered:
-            raise UsageError(f"{adapter.name} implements {', '.join(offered)}, not {args.layer}")
-        adapter = dataclasses.replace(adapter, layer=args.layer)
+    offered = declared_layers(adapter)
+    if args.layer and args.layer not in offered:
+        raise UsageError(f"{adapter.name} implements {', '.join(offered)}, not {args.layer}")
+    adapter = dataclasses.replace(adapter, layer=args.layer or offered[0])
     budget = DEFAULT_EXAMPLES if args.max_examples is None else args.max_examples
-    exploration = explore(adapter, max_examples=budget, seed=args.seed, out=args.out)
+    exploration = explore(
+        adapter, max_examples=budget, seed=args.seed, out=args.out, first_party=args.first_party
+    )
     print("\n".join(exploration.lines()))
     return EXIT_OK if exploration.found is None else EXIT_FAILED
 

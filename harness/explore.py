@@ -9,6 +9,7 @@ found in hypothesis's example database, so a second run starts from the last cou
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections.abc import Callable
@@ -21,10 +22,18 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
 from harness._errors import UsageError
-from harness.adapters.registry import AdapterInfo, adapter_dialect, declared, resolve_adapter
+from harness.adapters.registry import (
+    AdapterInfo,
+    adapter_dialect,
+    declared,
+    declared_layers,
+    resolve_adapter,
+)
+from harness.codecs import dialects
 from harness.replay import replay
 from harness.replay.result import ScenarioResult
 from harness.scenario import load_scenario
+from harness.scenario.cases import gateway_only
 from harness.strategies.documents import dump_document, scenario_from_document
 
 #: examples tried when no budget is given: enough for every bundled mutant, seconds per adapter
@@ -81,16 +90,20 @@ def explore(
     seed: int | None = None,
     out: str | Path = "harness-explored",
     timeout: float = EXAMPLE_TIMEOUT,
+    first_party: bool = False,
 ) -> Exploration:
     """Replay generated scenarios of the adapter's layer against it; on the first that fails or
     errors, shrink it, write it to ``out`` and replay the written file once more to be sure it
-    reproduces on its own."""
+    reproduces on its own. ``first_party``: driver streams only as the dialect's own servers
+    send them, without the quirks only gateways and proxies send."""
     info = resolve_adapter(adapter) if isinstance(adapter, str) else adapter
+    if isinstance(adapter, str):  # explore the first layer it declares
+        info = dataclasses.replace(info, layer=declared_layers(info)[0])
     if max_examples < 1:
         raise UsageError(f"the budget must be at least one example, got {max_examples}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
-    documents = strategy_for(info)
+    documents = strategy_for(info, first_party=first_party)
 
     def breaks(document: dict[str, Any]) -> bool:
         return replay(scenario_from_document(document), info, timeout=timeout).status in (
@@ -117,7 +130,9 @@ def explore(
     return _written(exploration, info, document, Path(out), timeout)
 
 
-def strategy_for(info: AdapterInfo) -> st.SearchStrategy[dict[str, Any]]:
+def strategy_for(
+    info: AdapterInfo, *, first_party: bool = False
+) -> st.SearchStrategy[dict[str, Any]]:
     """The documents to try on this adapter: its layer's, in its dialect and reading mode."""
     from harness import strategies
 
@@ -125,9 +140,13 @@ def strategy_for(info: AdapterInfo) -> st.SearchStrategy[dict[str, Any]]:
         dialect = adapter_dialect(info)
         if dialect is None:
             raise UsageError(f"{info.name} names no dialect: a driver adapter has a 'dialect'")
+        codec = dialects().get(dialect)
+        quirks: bool | list[str] = True
+        if first_party and codec is not None:
+            quirks = [q for q in codec.quirks if not gateway_only(codec, q)]
         try:
             return strategies.driver_documents(
-                dialect=dialect, byte_cuts=declared(info, "reads") == "bytes"
+                dialect=dialect, quirks=quirks, byte_cuts=declared(info, "reads") == "bytes"
             )
         except Exception as exc:  # an unknown dialect: hypothesis's InvalidArgument
             raise UsageError(f"{info.name}: {exc}") from None

@@ -156,3 +156,22 @@ def test_the_plugin_explores_each_adapter_given(pytester: pytest.Pytester) -> No
     out = result.stdout.str()
     assert f"harness-explore[{mutant}]" in out and "[robust-framing]" in out
     assert list((pytester.path / "harness-explored").glob(f"explored-{mutant}-4.yaml"))
+
+
+#: the libraries whose streaming path the conformance matrix finds correct on first-party shapes
+#: (openai-chat-final and langchain-core have documented bugs there: docs/conformance.md)
+CORRECT_LIBRARIES = ("anthropic", "openai-chat", "openai-responses", "pydantic-ai")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CORRECT_LIBRARIES)
+def test_exploration_of_first_party_streams_finds_nothing_in_a_correct_library(
+    name: str, tmp_path: Path
+) -> None:
+    from harness.matrix import LIBRARIES
+
+    (library,) = [lib for lib in LIBRARIES if lib.name == name]
+    if library.version() is None:
+        pytest.skip(f"{name} is not installed")
+    exploration = explore(library.adapter, seed=5, out=tmp_path, first_party=True)
+    assert exploration.found is None, "\n".join(exploration.lines())

@@ -166,6 +166,29 @@ def adapter_dialect(info: AdapterInfo) -> str | None:
     return declared(info, "dialect")
 
 
+def declared_layers(info: AdapterInfo) -> tuple[str, ...]:
+    """The layers the adapter declares (``layers``), asked of its factory or, for a factory
+    function, which says nothing of them until it makes one, of one adapter it makes (closed
+    again); ``(info.layer,)`` when neither answers."""
+    from harness.adapters.protocol import adapter_layers
+
+    if info.name.startswith("exec:"):
+        return (info.layer,)
+    if getattr(info.factory, "layers", None) is not None:
+        return adapter_layers(info.factory) or (info.layer,)
+    try:
+        instance = info.factory()
+    except Exception:
+        return (info.layer,)  # the replay says what making it raised
+    try:
+        return adapter_layers(instance) or (info.layer,)
+    finally:
+        close = getattr(instance, "close", None)
+        if callable(close):
+            with contextlib.suppress(Exception):
+                close()
+
+
 def declared(info: AdapterInfo, name: str) -> str | None:
     """A string attribute the adapter declares (``dialect``, ``reads``): its factory's when that
     is a class attribute, else one instance's (closed again); None when it has none, or making

@@ -55,7 +55,9 @@ QUIRKS = {
     "obfuscation": "an 'obfuscation' padding field on every delta event, as real traffic has",
     "no_done_events": (
         "no *.done events (function_call_arguments.done, output_item.done, output_text.done, "
-        "...): a call's end shows only at response.completed, and a driver must not depend on them"
+        "...): a call's end shows only at response.completed, and a driver must not depend on "
+        "them; gateway-only: gateways bridging Chat Completions to Responses "
+        "(router-for-me/CLIProxyAPI#4860), LlamaStack (ogx-ai/ogx#5309)"
     ),
     "interleaved_calls": (
         "consecutive function_call items stream together: all are added, their argument deltas "

@@ -146,16 +146,26 @@ class DriverCheck:
     def due_calls(self) -> Sequence[ExpectedCall]:
         """The calls the driver must have emitted within what it was let read (and, when it
         refused corrupt input, before it refused; the corrupt calls themselves never)."""
-        limit = self.run.cancel_after
-        if self.corrupt and self.refused_at is not None:
-            refused = self.refused_at
-            limit = refused if limit is None else min(limit, refused)
+        cancel = self.run.cancel_after
+        refused = self.refused_at if self.corrupt else None
         return [
             c
             for c in self.facts.calls
-            if (limit is None or self.due(c) <= limit)
-            and not (self.corrupt and self.refused_at is not None and not c.valid)
+            if (cancel is None or self.owed(c) <= cancel)
+            and (refused is None or self.due(c) <= refused)
+            and not (refused is not None and not c.valid)
         ]
+
+    def owed(self, call: ExpectedCall) -> int:
+        """How many chunks the driver has read when a cancellation can no longer excuse the
+        call's absence: once, after the call's end, it has read content (``content_read``).
+        Between the end and that content the stream holds only framing that a driver may
+        still be waiting for (Responses' output_item.done after arguments.done, [DONE] after
+        Chat's finish chunk); a cancellation there does not make the call owed."""
+        if self.run.contract == "per-message":
+            return self.due(call)
+        later = self.content_read(self.due(call), len(self.run.chunks))
+        return later[0] if later else len(self.run.chunks) + 1
 
     @property
     def stopped_early(self) -> bool:
@@ -169,12 +179,13 @@ class DriverCheck:
         chunks, content = self.run.chunks, self.facts.content
         held = []
         for n in range(max(after, 0), min(until, len(chunks))):
-            told = [p.carries and p.carried in content for p in chunks[n].delivered]
-            if n + 1 == until and not all(told):
-                # a read of bytes may complete several events: content after the last framing
-                # event of the read the driver emitted in may have come after what it waited for
-                told = told[: len(told) - told[::-1].index(False)]
-            if any(told):
+            parts = chunks[n].delivered
+            if n + 1 == until and len(parts) > 1:
+                # a read of bytes that completes several events, the driver emitting in it: it
+                # may have waited for any of them (Responses' output_item.done after
+                # arguments.done) and met the content after it; ``order`` reads that order
+                continue
+            if any(p.carries and p.carried in content for p in parts):
                 held.append(n + 1)
         return held
 

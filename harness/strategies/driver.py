@@ -152,7 +152,7 @@ def driver_documents(
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Driver scenario documents in ``dialect``: up to ``max_cycles`` message cycles (one where
     the dialect carries one message per response), under up to two of the dialect's quirks
-    (``quirks=True``), exactly these (a list), or none (``False``), and with ``cancellation``, at
+    (``quirks=True``), of these (a list), or none (``False``), and with ``cancellation``, at
     times cancelled after a read. With ``byte_cuts``, for a driver that reads bytes, the body is
     cut at drawn points (``byte_cuts:``): inside events, characters and CRLF pairs alike."""
     codec = _codec(dialect)
@@ -180,10 +180,8 @@ def _driver_document(
     count = draw(st.integers(1, max_cycles if _carries_cycles(codec) else 1))
     calls = [0]
     trace = [draw(_cycle(n + 1, n == count - 1, calls)) for n in range(count)]
-    if quirks is True:
-        chosen = draw(st.lists(st.sampled_from(sorted(codec.quirks)), max_size=2, unique=True))
-    else:
-        chosen = list(quirks or ())
+    pool = sorted(codec.quirks) if quirks is True else list(quirks or ())
+    chosen = draw(st.lists(st.sampled_from(pool), max_size=2, unique=True)) if pool else []
     document = header(
         "driver",
         "explored-driver",

@@ -168,7 +168,7 @@ CORRECT_LIBRARIES = ("anthropic", "openai-chat", "openai-responses", "pydantic-a
 def test_exploration_of_first_party_streams_finds_nothing_in_a_correct_library(
     name: str, tmp_path: Path
 ) -> None:
-    from harness.matrix import LIBRARIES
+    from harness.adapters.libs import LIBRARIES
 
     (library,) = [lib for lib in LIBRARIES if lib.name == name]
     if library.version() is None:

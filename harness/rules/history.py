@@ -97,14 +97,17 @@ class HistoryCheck:
         return index if index >= 0 else self.c
 
 
+#: where a session's history is read: what the adapter stored, and what it would send
+_PLACES = (("stored", "the stored history"), ("request", "the request its converter would send"))
+
+
 def _pairing(c: HistoryCheck, kinds: tuple[str, ...], *, interrupted: bool) -> Iterator[Finding]:
     """Problems of these kinds, in the stored history and in the request of a session at rest, for
     calls that did (or, with ``interrupted``, did not) complete in the trace."""
-    places = (("stored", "the stored history"), ("request", "the request its converter would send"))
     for session in c.sessions.values():
         if not session.at_rest:
             continue  # a call in flight has no result yet, and no request is sent mid-call
-        for which, what in places:
+        for which, what in _PLACES:
             for problem in c.problems(session, which):
                 if problem.kind not in kinds:
                     continue
@@ -160,10 +163,7 @@ def reverse_pairing(c: HistoryCheck) -> Iterator[Finding]:
 )
 def results_first(c: HistoryCheck) -> Iterator[Finding]:
     for session in c.sessions.values():
-        for which, what in (
-            ("stored", "the stored history"),
-            ("request", "the request its converter would send"),
-        ):
+        for which, what in _PLACES:
             for problem in c.problems(session, which):
                 if problem.kind == "result_after_content":
                     yield Finding(

@@ -95,7 +95,7 @@ def _cycle(draw: st.DrawFn, number: int, last: bool, calls: list[int]) -> dict[s
     blocks: list[dict[str, Any]] = []
     if draw(st.booleans()):
         blocks.append(draw(_text_block("thinking")))
-    tools = 0 if last and draw(st.booleans()) else draw(st.integers(0 if last else 1, 3))
+    tools = draw(st.integers(0 if last else 1, 3))
     if draw(st.booleans()):
         blocks.append(draw(_text_block("text")))
     cut = last and tools > 0 and draw(st.integers(0, 4)) == 0

@@ -16,8 +16,11 @@ Parameters are keyword-only and checked when the strategy is built, as hypothesi
 """
 
 from harness.strategies.documents import dump_document, scenario_from_document
+from harness.strategies.session import session_documents, session_scenarios
 
 __all__ = [
     "dump_document",
     "scenario_from_document",
+    "session_documents",
+    "session_scenarios",
 ]

@@ -19,7 +19,7 @@ nothing, so a failure shrinks to the few events that show it::
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hypothesis import strategies as st
@@ -86,14 +86,17 @@ def session_scenarios(
 def _documents(
     draw: st.DrawFn, layer: str, max_turns: int, subsessions: bool, resumes: bool, faults: bool
 ) -> dict[str, Any]:
-    draft = _Draft(draw, subsessions=subsessions, faults=faults)
+    draft = _Draft(draw, subsessions=subsessions, resumes=resumes, faults=faults)
+    # Some frameworks let the parent speak while a sub-agent works (docker-agent's
+    # transfer_task); a stored history cannot say which message such a call belongs to, so the
+    # history layer's traces keep the parent quiet until its delegations return.
+    draft.parent_speaks = layer == "session"
     trace: list[Step] = []
     if resumes and _rarely(draw):
         trace.append(draft.restored())
-    for _ in range(draw(st.integers(1, max_turns))):
-        trace += draft.turn()
-        if resumes and _rarely(draw):
-            trace.append({"resume": {"history": "live"}})
+    turns = draw(st.lists(draft.spanned(draft.turn), min_size=1, max_size=max_turns))
+    for steps in turns:
+        trace += steps
     document = header(
         layer,
         f"explored-{layer}",
@@ -144,9 +147,11 @@ class _Draft:
     """The state of one drawn document: id counters per session, so ids stay unique in their
     session (and repeat across sessions only where a sub-session reuses its parent's)."""
 
-    def __init__(self, draw: st.DrawFn, *, subsessions: bool, faults: bool) -> None:
+    def __init__(self, draw: st.DrawFn, *, subsessions: bool, resumes: bool, faults: bool) -> None:
         self.draw = draw
         self.subsessions = subsessions
+        self.resumes = resumes
+        self.parent_speaks = False
         self.faults = faults
         self.counters: dict[tuple[str, str], Iterator[int]] = {}
         #: every text is new, so no store can mistake one session's message for another's
@@ -173,9 +178,9 @@ class _Draft:
         used = self.used.setdefault((session, kind), [])
         parent, reuse = self.parents.get(session, (MAIN, False))
         new = self.fresh(session, kind)
-        if reuse:
-            theirs = [i for i in self.used.get((parent, kind), ()) if i not in used]
-            new = self.draw(st.sampled_from([*reversed(theirs), new]))
+        theirs = [i for i in self.used.get((parent, kind), ()) if i not in used]
+        if reuse and theirs and self.draw(st.booleans()):
+            new = self.draw(st.sampled_from(theirs[::-1]))  # the latest first: still running
         used.append(new)
         return new
 
@@ -183,47 +188,61 @@ class _Draft:
         n = next(self.texts)
         return f"{WORDS[n % len(WORDS)]} step {n}."
 
+    def spanned(self, build: Callable[[], list[Step]]) -> st.SearchStrategy[list[Step]]:
+        """``build``'s draws as one strategy, so that the shrinker removes a whole turn or item
+        at once (each run of the test builds a new draft, so the ids it takes stay in order)."""
+
+        @st.composite
+        def strategy(draw: st.DrawFn) -> list[Step]:
+            outer, self.draw = self.draw, draw
+            try:
+                return build()
+            finally:
+                self.draw = outer
+
+        return strategy()
+
     # -- a user turn -------------------------------------------------------------------------
 
     def turn(self) -> list[Step]:
         n = next(self.turns)
-        body = self.interaction(MAIN, 0, self.draw(st.integers(0, 3)))
+        body = self.interaction(MAIN, 0, 3)
         steps = [
             _step("user_message", MAIN, id=f"u{n}", text=f"Request {n}: {self.text()}"),
             _step("interaction_start", MAIN, id=f"i{n}"),
         ]
         if self.faults and _rarely(self.draw):
             # cut short: the user takes the turn back, the interaction's end never comes
-            return [
-                *steps,
-                *body[: self.draw(st.integers(0, len(body)))],
+            steps += [*body[: self.draw(st.integers(0, len(body)))], _step("user_turn_start", MAIN)]
+        else:
+            steps += [
+                *body,
+                _step("interaction_end", MAIN, id=f"i{n}"),
                 _step("user_turn_start", MAIN),
             ]
-        return [
-            *steps,
-            *body,
-            _step("interaction_end", MAIN, id=f"i{n}"),
-            _step("user_turn_start", MAIN),
-        ]
+        if self.resumes and _rarely(self.draw):
+            steps.append({"resume": {"history": "live"}})
+        return steps
 
-    def interaction(self, session: str, depth: int, items: int) -> list[Step]:
+    def interaction(self, session: str, depth: int, most: int) -> list[Step]:
         kinds = ["message", "tools", "aside", "streams"]
         if self.subsessions and depth < MAX_DEPTH:
             kinds.append("delegation")
-        steps: list[Step] = []
-        for _ in range(items):
+
+        def item() -> list[Step]:
             kind = self.draw(st.sampled_from(kinds))
             if kind == "message":
-                steps += self.message(session)
-            elif kind == "tools":
-                steps += self.tools(session, depth, delegations=0)
-            elif kind == "aside":
-                steps.append(self.aside(session))
-            elif kind == "streams":
-                steps += self.streams(session)
-            else:
-                steps += self.tools(session, depth, self.draw(st.integers(1, 2)))
-        return steps
+                return self.message(session)
+            if kind == "tools":
+                return self.tools(session, depth, delegations=0)
+            if kind == "aside":
+                return [self.aside(session)]
+            if kind == "streams":
+                return self.streams(session)
+            return self.tools(session, depth, self.draw(st.integers(1, 2)))
+
+        items = self.draw(st.lists(self.spanned(item), max_size=most))
+        return [step for steps in items for step in steps]
 
     def message(self, session: str) -> list[Step]:
         role = self.draw(st.sampled_from(("assistant", "thought")))
@@ -303,16 +322,19 @@ class _Draft:
         stop = next(
             (i for i, (k, c) in enumerate(entries) if k == "completed" and call in c), len(entries)
         )
-        # The parent's own model waits for its tools' results, so it says nothing meanwhile:
-        # only its other calls' events and the tools' asides share the window.
         window = entries[start + 1 : stop]
+        if self.parent_speaks and self.draw(st.booleans()):
+            at = self.draw(st.integers(0, len(window)))
+            window[at:at] = [("step", s) for s in self.message(session)]
         child = [("step", s) for s in self.subsession(session, depth + 1)]
         return [*entries[: start + 1], *self.interleave([child, window]), *entries[stop:]]
 
     def subsession(self, parent: str, depth: int) -> list[Step]:
         session = f"agent-{next(self.agents)}"
         self.parents[session] = (parent, self.draw(st.booleans()))
-        body = self.interaction(session, depth, self.draw(st.integers(0, 2)))
+        # a delegated agent mostly opens with a message: parallel ones stream theirs at once
+        opening = self.message(session) if self.draw(st.booleans()) else []
+        body = opening + self.interaction(session, depth, 2)
         return [
             {"subsession_start": {"session": session, "parent": parent}},
             _step("interaction_start", session, id=f"{session}-i1"),

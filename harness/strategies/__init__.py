@@ -22,6 +22,7 @@ from harness.strategies.driver import (
     driver_documents,
     driver_scenarios,
 )
+from harness.strategies.session import session_documents, session_scenarios
 
 __all__ = [
     "argument_fragments",
@@ -30,4 +31,6 @@ __all__ = [
     "driver_scenarios",
     "dump_document",
     "scenario_from_document",
+    "session_documents",
+    "session_scenarios",
 ]

@@ -51,7 +51,11 @@ def history_from_events(
             out[:] = event.history
         elif isinstance(event, ev.UserMessage):
             flush()
-            out.append(HistoryMessage("user", (TextBlock(event.text),)))
+            text = TextBlock(event.text)
+            if out and out[-1].role == "user":  # after the results: one user message, results first
+                out[-1] = HistoryMessage("user", (*out[-1].blocks, text))
+            else:
+                out.append(HistoryMessage("user", (text,)))
         elif isinstance(event, (ev.InteractionStart, ev.InteractionEnd)):
             flush()
         elif isinstance(event, ev.MessageStart):

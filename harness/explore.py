@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +60,7 @@ class Exploration:
         if self.path is None:
             return ""
         quirks = " --quirks=none" if self.layer == "driver" else ""
-        return f"harness run {self.path} --adapter {self.adapter}{quirks}"
+        return f"harness run {shlex.quote(str(self.path))} --adapter {shlex.quote(self.adapter)}{quirks}"
 
     def lines(self) -> list[str]:
         head = (
@@ -123,7 +124,7 @@ def explore(
             breaks,
             settings=budget,
             random=random.Random(seed),
-            database_key=f"harness-explore:{info.name}".encode(),
+            database_key=f"harness-explore:{info.name}:{info.layer}:{first_party}".encode(),
         )
     except NoSuchExample:
         return exploration

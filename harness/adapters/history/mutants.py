@@ -6,7 +6,7 @@ from harness.adapters.history.reference import INTERRUPTED, ReferenceHistoryStor
 from harness.adapters.registry import mutant_registrar
 from harness.history import to_anthropic
 from harness.model import session as ev
-from harness.model.history import HistoryMessage, TextBlock, ToolResultBlock, ToolUseBlock
+from harness.model.history import Block, HistoryMessage, TextBlock, ToolResultBlock, ToolUseBlock
 
 mutant = mutant_registrar("history")
 
@@ -180,15 +180,8 @@ class _StoreBug(ReferenceHistoryStore):
 
 
 class _ResultsAppended(_Store):
-    def add_result(self, result: ToolResultBlock) -> None:
-        index = self.use_at[result.tool_use_id] + 1
-        if index >= len(self.messages) or self.messages[index][0] != "user":
-            self.messages.insert(index, ("user", []))
-            self._shift(index)
-        blocks = self.messages[index][1]
-        # the bug: no look for a result already stored for the call
-        blocks.insert(sum(isinstance(b, ToolResultBlock) for b in blocks), result)
-        self.answered.add(result.tool_use_id)
+    def _took_the_place_of_one_stored(self, blocks: list[Block], result: ToolResultBlock) -> bool:
+        return False  # the bug: no look for a result already stored for the call
 
 
 @mutant(
@@ -202,19 +195,8 @@ class ResultAppendedTwice(_StoreBug):
 
 
 class _ResultsAtTheEnd(_Store):
-    def add_result(self, result: ToolResultBlock) -> None:
-        index = self.use_at[result.tool_use_id] + 1
-        if index >= len(self.messages) or self.messages[index][0] != "user":
-            self.messages.insert(index, ("user", []))
-            self._shift(index)
-        blocks = self.messages[index][1]
-        for n, block in enumerate(blocks):
-            if isinstance(block, ToolResultBlock) and block.tool_use_id == result.tool_use_id:
-                if block.content == INTERRUPTED and block.is_error:
-                    blocks[n] = result
-                return
-        blocks.append(result)  # the bug: after whatever the message already holds
-        self.answered.add(result.tool_use_id)
+    def _result_slot(self, blocks: list[Block]) -> int:
+        return len(blocks)  # the bug: after whatever the message already holds
 
 
 @mutant(

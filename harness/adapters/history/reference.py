@@ -60,14 +60,22 @@ class _Store:
             self.messages.insert(index, ("user", []))
             self._shift(index)
         blocks = self.messages[index][1]
+        if not self._took_the_place_of_one_stored(blocks, result):
+            blocks.insert(self._result_slot(blocks), result)
+            self.answered.add(result.tool_use_id)
+
+    def _took_the_place_of_one_stored(self, blocks: list[Block], result: ToolResultBlock) -> bool:
+        """The call has a result stored already: the real one replaces an 'interrupted' one."""
         for n, block in enumerate(blocks):
             if isinstance(block, ToolResultBlock) and block.tool_use_id == result.tool_use_id:
                 if block.content == INTERRUPTED and block.is_error:
                     blocks[n] = result
-                return
-        results = sum(isinstance(b, ToolResultBlock) for b in blocks)
-        blocks.insert(results, result)  # results first, then any text
-        self.answered.add(result.tool_use_id)
+                return True
+        return False
+
+    def _result_slot(self, blocks: list[Block]) -> int:
+        """Results first, then any text."""
+        return sum(isinstance(b, ToolResultBlock) for b in blocks)
 
     def _shift(self, inserted: int) -> None:
         for key, at in self.use_at.items():

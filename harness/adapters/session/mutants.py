@@ -137,11 +137,9 @@ class ThoughtsNotHosts(ReferenceSessionConsumer):
         return message.role == "assistant"
 
 
-@mutant(
-    "attach-across-sessions",
-    "The search for the previous message ignores the session, so a sub-session's tool calls attach to the parent's message.",
-)
-class AttachAcrossSessions(ReferenceSessionConsumer):
+class _TracksLatestMessage(ReferenceSessionConsumer):
+    """Remembers the message started last, in any session (what the two bugs below act on)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.latest: _Message | None = None
@@ -150,6 +148,12 @@ class AttachAcrossSessions(ReferenceSessionConsumer):
         super().on_message_start(event)
         self.latest = self.session(event).by_id[event.message_id]
 
+
+@mutant(
+    "attach-across-sessions",
+    "The search for the previous message ignores the session, so a sub-session's tool calls attach to the parent's message.",
+)
+class AttachAcrossSessions(_TracksLatestMessage):
     def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
         if session.host is None or self.latest is None:
             super().attach(session_id, session, calls)
@@ -281,15 +285,7 @@ class CompletionClearsByName(ReferenceSessionConsumer):
     "Text deltas are appended to the message started last, whatever their message id, so when "
     "messages of two sessions stream at once, text lands in the other session's message.",
 )
-class DeltasToLatestMessage(ReferenceSessionConsumer):
-    def __init__(self) -> None:
-        super().__init__()
-        self.latest: _Message | None = None
-
-    def on_message_start(self, event: ev.MessageStart) -> None:
-        super().on_message_start(event)
-        self.latest = self.session(event).by_id[event.message_id]
-
+class DeltasToLatestMessage(_TracksLatestMessage):
     def on_message_delta(self, event: ev.MessageDelta) -> None:
         if self.latest is None:
             super().on_message_delta(event)

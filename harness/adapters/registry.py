@@ -14,6 +14,7 @@ from harness._errors import UsageError
 
 Kind = Literal["reference", "mutant", "external"]
 _T = TypeVar("_T", bound=type)
+_A = TypeVar("_A")
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,43 +169,37 @@ def adapter_dialect(info: AdapterInfo) -> str | None:
 
 def declared_layers(info: AdapterInfo) -> tuple[str, ...]:
     """The layers the adapter declares (``layers``), asked of its factory or, for a factory
-    function, which says nothing of them until it makes one, of one adapter it makes (closed
-    again); ``(info.layer,)`` when neither answers."""
+    function, which says nothing of them until it makes one, of one adapter it makes;
+    ``(info.layer,)`` when neither answers."""
     from harness.adapters.protocol import adapter_layers
 
     if info.name.startswith("exec:"):
         return (info.layer,)
     if getattr(info.factory, "layers", None) is not None:
         return adapter_layers(info.factory) or (info.layer,)
-    try:
-        instance = info.factory()
-    except Exception:
-        return (info.layer,)  # the replay says what making it raised
-    try:
-        return adapter_layers(instance) or (info.layer,)
-    finally:
-        close = getattr(instance, "close", None)
-        if callable(close):
-            with contextlib.suppress(Exception):
-                close()
+    return _asked_of_one(info, adapter_layers) or (info.layer,)
 
 
 def declared(info: AdapterInfo, name: str) -> str | None:
     """A string attribute the adapter declares (``dialect``, ``reads``): its factory's when that
-    is a class attribute, else one instance's (closed again); None when it has none, or making
-    one fails."""
+    is a class attribute, else one instance's; None when it has none, or making one fails."""
     value = getattr(info.factory, name, None)
-    if isinstance(value, str) or info.name.startswith("exec:"):
-        return value if isinstance(value, str) else None
+    if not isinstance(value, str) and not info.name.startswith("exec:"):
+        value = _asked_of_one(info, lambda adapter: getattr(adapter, name, None))
+    return value if isinstance(value, str) else None
+
+
+def _asked_of_one(info: AdapterInfo, question: Callable[[object], _A]) -> _A | None:
+    """What ``question`` answers of one adapter the factory makes, closed again afterwards;
+    None when making it fails (the replay says what making it raised)."""
     try:
         instance = info.factory()
     except Exception:
         return None
     try:
-        value = getattr(instance, name, None)
+        return question(instance)
     finally:
         close = getattr(instance, "close", None)
         if callable(close):
             with contextlib.suppress(Exception):
                 close()
-    return value if isinstance(value, str) else None

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from harness.adapters.registry import AdapterInfo, adapter_dialect
 from harness.codecs import Codec, dialects
 from harness.scenario import DriverScenario, Scenario
-from harness.scenario.cases import ALL, Selection, driver_cases, select_cases
+from harness.scenario.cases import ALL, NONE, Selection, driver_cases, select_cases
 
 
 def cases_for(
@@ -31,8 +31,14 @@ def cases_for(
         if dialect is None:
             dialect = adapter_dialect(adapter) or ""
         codec = known.get(dialect)
-        if codec is None or not driver_cases(scenario, codec, pairs=False):
-            out.append(scenario)
-        else:  # a case the selection names but this scenario cannot carry is left out
-            out.extend(select_cases(scenario, codec, selection))
+        chosen = select_cases(scenario, codec, selection) if codec else ()
+        if chosen:
+            out.extend(chosen)
+        elif (
+            codec is None
+            or selection in (ALL, NONE)
+            or not driver_cases(scenario, codec, pairs=False)
+        ):
+            out.append(scenario)  # the dialect cannot carry it at all: its replay says why
+        # else: the one case the selection names, which this scenario cannot carry, left out
     return out

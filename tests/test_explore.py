@@ -4,11 +4,14 @@ own and that the matching reference passes; no reference breaks."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import settings
 
+import harness.explore
 from harness.adapters.registry import BUNDLED, AdapterInfo, adapter_dialect, declared
 from harness.cli import main
 from harness.explore import DEFAULT_EXAMPLES, explore
@@ -64,7 +67,11 @@ def test_exploration_finds_nothing_in_a_reference(reference: AdapterInfo, tmp_pa
     assert not list(tmp_path.iterdir())
 
 
-def test_a_seed_gives_the_same_counterexample(tmp_path: Path) -> None:
+def test_a_seed_gives_the_same_counterexample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no example database: the second run must find the same by its seed, not by remembering
+    monkeypatch.setattr(harness.explore, "settings", functools.partial(settings, database=None))
     mutant = "driver-mutant-anthropic-ignores-cancellation"
     first = explore(mutant, seed=7, out=tmp_path / "a", max_examples=50)
     again = explore(mutant, seed=7, out=tmp_path / "b", max_examples=50)

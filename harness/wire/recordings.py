@@ -1,0 +1,243 @@
+"""The streamed responses a recording holds, and which dialect each is in.
+
+A recording is a vcrpy cassette (any number of interactions) or a raw body saved to a file: an
+event stream, a JSON array streamed across lines, or JSON lines with the SSE framing stripped.
+``recorded_responses`` lists every response with the dialect recognised from the request's URL
+(or, without one, from the first chunk's shape) and, for one that cannot be replayed, why not.
+
+>>> from harness.wire.recordings import recorded_streams
+>>> [(s.interaction, s.dialect) for s in recorded_streams(
+...     "cassettes/real-traffic/llm/test_tool_use_basic.yaml")]
+[(0, 'openai-chat'), (1, 'openai-chat')]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from harness._errors import WireError
+from harness.wire.cassette import Interaction, read_cassette
+from harness.wire.sse import parse_jsonl
+
+Framing = Literal["sse", "json-array", "jsonl"]
+
+#: the content types of streamed bodies, and how each is framed
+STREAM_TYPES: dict[str, Framing] = {
+    "text/event-stream": "sse",
+    "application/x-ndjson": "jsonl",
+    "application/jsonl": "jsonl",
+    "application/json-seq": "jsonl",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedResponse:
+    """One recorded response body, and what the harness makes of it.
+
+    ``body`` is what the dialect's decoder reads: the body as recorded, except that JSON lines
+    are given back their SSE framing (``data: LINE`` and a blank line each), as the server sent
+    them. ``problem`` is None for a stream the harness can replay, else one sentence why not.
+    """
+
+    path: str
+    #: the interaction's index in a cassette; None for a raw body file
+    interaction: int | None
+    #: the file line the interaction (or the body) starts at
+    line: int
+    request_uri: str | None
+    status: int
+    content_type: str
+    framing: Framing | None
+    dialect: str | None
+    body: str
+    source: str
+    problem: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How messages name it: the file, and the interaction in a cassette."""
+        return (
+            self.path
+            if self.interaction is None
+            else f"{self.path} interactions[{self.interaction}]"
+        )
+
+
+def recorded_responses(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:
+    """Every response of a recording, streamed or not; any unreadable file is a ``WireError``
+    with file and line. A ``.yaml``/``.yml`` file is read as a cassette, anything else as a
+    raw body."""
+    name = os.fspath(path)
+    if name.endswith((".yaml", ".yml")):
+        return tuple(_from_interaction(i) for i in read_cassette(name))
+    return (_from_file(name),)
+
+
+def recorded_streams(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:
+    """The responses of a recording that are streams in a known dialect."""
+    return tuple(r for r in recorded_responses(path) if r.problem is None)
+
+
+def _from_interaction(interaction: Interaction) -> RecordedResponse:
+    content_type = ",".join(interaction.header("content-type")).strip()
+    media = content_type.split(";", 1)[0].strip().lower()
+    body = interaction.response_body
+    uri = interaction.request_uri
+    framing: Framing | None = STREAM_TYPES.get(media)
+    if framing is None and media in ("application/json", "") and _streamed_array(uri, body):
+        framing = "json-array"
+
+    def response(
+        framing: Framing | None, dialect: str | None, body: str, problem: str | None
+    ) -> RecordedResponse:
+        return RecordedResponse(
+            path=interaction.path,
+            interaction=interaction.index,
+            line=interaction.line,
+            request_uri=uri,
+            status=interaction.response_status,
+            content_type=content_type,
+            framing=framing,
+            dialect=dialect,
+            body=body,
+            source=interaction.response_source,
+            problem=problem,
+        )
+
+    if not body.strip():
+        return response(framing, None, body, "the body is empty")
+    if framing is None:
+        shown = f"content type {content_type!r}" if content_type else "no content type"
+        return response(
+            None, None, body, f"not a streamed response ({shown}); only streamed bodies replay"
+        )
+    if framing == "jsonl":
+        body = _as_sse(body, interaction.response_source)
+    dialect = _dialect_of_uri(uri, framing) or _dialect_of_body(body, framing)
+    problem = None if dialect else _unknown(uri)
+    if interaction.response_status >= 400 and problem is None:
+        problem = f"the response is an HTTP {interaction.response_status} error, not a stream"
+    return response(framing, dialect, body, problem)
+
+
+def _from_file(name: str) -> RecordedResponse:
+    try:
+        raw = Path(name).read_bytes()
+        text = raw.decode("utf-8")
+    except OSError as exc:
+        raise WireError(name, 1, f"cannot read the recording: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise WireError(name, line, "the recording is not UTF-8 text") from None
+    framing = _framing_of_text(text)
+    body = _as_sse(text, name) if framing == "jsonl" else text
+    dialect = _dialect_of_body(body, framing) if framing else None
+    problem = None
+    if not text.strip():
+        problem = "the file is empty"
+    elif framing is None:
+        problem = "neither server-sent events, a JSON array, nor JSON lines"
+    elif dialect is None:
+        problem = _unknown(None)
+    return RecordedResponse(
+        path=name,
+        interaction=None,
+        line=1,
+        request_uri=None,
+        status=200,
+        content_type="",
+        framing=framing,
+        dialect=dialect,
+        body=body,
+        source=name,
+        problem=problem,
+    )
+
+
+def _unknown(uri: str | None) -> str:
+    where = f"the URL {uri!r} names no API the harness knows, and " if uri else ""
+    return (
+        f"{where}its first chunk looks like no dialect the harness knows; give one with --dialect"
+    )
+
+
+def _streamed_array(uri: str, body: str) -> bool:
+    return "streamGenerateContent" in uri and body.lstrip().startswith("[")
+
+
+def _framing_of_text(text: str) -> Framing | None:
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith("["):
+        return "json-array"
+    first = stripped.split("\n", 1)[0].strip()
+    if first.startswith("{"):
+        return "jsonl"
+    if first.split(":", 1)[0].strip() in ("data", "event", "id", "retry", ""):
+        return "sse"
+    return None
+
+
+def _as_sse(text: str, source: str) -> str:
+    """JSON lines given back the SSE framing a server sent them with."""
+    parse_jsonl(text, source)  # a line that is not JSON is reported here, with its number
+    return "".join(f"data: {line.strip()}\n\n" for line in text.splitlines() if line.strip())
+
+
+def _dialect_of_uri(uri: str, framing: Framing) -> str | None:
+    path = urlsplit(uri).path
+    if path.endswith(":streamGenerateContent"):
+        return "gemini-json-array" if framing == "json-array" else "gemini-sse"
+    if path.endswith("/chat/completions"):
+        return "openai-chat"
+    if path.endswith("/responses"):
+        return "openai-responses"
+    if path.endswith("/messages"):
+        return "anthropic"
+    return None
+
+
+def _dialect_of_body(body: str, framing: Framing) -> str | None:
+    """The dialect the first JSON chunk's shape says (its ``type``, ``object`` or fields)."""
+    first = _first_object(body, framing)
+    if first is None:
+        return None
+    kind = first.get("type")
+    if isinstance(kind, str):
+        if kind in ("message_start", "ping") or kind.startswith("content_block"):
+            return "anthropic"
+        if kind.startswith("response."):
+            return "openai-responses"
+        if kind.isupper():
+            return "ag-ui"
+    if first.get("object") == "chat.completion.chunk":
+        return "openai-chat"
+    if "candidates" in first or "usageMetadata" in first:
+        return "gemini-json-array" if framing == "json-array" else "gemini-sse"
+    return None
+
+
+def _first_object(body: str, framing: Framing) -> dict[str, object] | None:
+    if framing == "json-array":
+        start = body.find("{")
+        if start < 0:
+            return None
+        try:
+            value, _ = json.JSONDecoder().raw_decode(body, start)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+    for line in body.splitlines():
+        field, _, data = line.partition(":")
+        if field.strip() != "data" or not data.strip().startswith("{"):
+            continue
+        try:
+            value = json.loads(data)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+    return None

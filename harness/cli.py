@@ -146,6 +146,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="FILE", help="write to FILE instead of printing (docs/conformance.md)"
     )
 
+    serve = sub.add_parser(
+        "serve",
+        help="serve a driver scenario or a recording over HTTP on loopback, chunked, for any client",
+    )
+    serve.add_argument(
+        "source",
+        metavar="SCENARIO_OR_CASSETTE",
+        help="a driver scenario, a vcrpy cassette, or a raw recorded body",
+    )
+    serve.add_argument(
+        "--dialect", help="a scenario's dialect (default: its first that can carry it)"
+    )
+    serve.add_argument(
+        "--quirk", action="append", default=[], metavar="Q", help="add this quirk (repeatable)"
+    )
+    serve.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="F",
+        help="stall:N:SECONDS, cut:N, drop:N or split:N, chunks counted from 1 (repeatable)",
+    )
+    serve.add_argument("--port", type=int, default=0, help="0 (the default): a free port")
+    serve.add_argument("--host", default="127.0.0.1")
+
     check_history = sub.add_parser(
         "check-history", help="check tool_use/tool_result pairing in a stored history (JSON)"
     )
@@ -355,6 +380,35 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from harness.serve import serving
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535, got {args.port}")
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        with serving(
+            args.source,
+            dialect=args.dialect,
+            quirks=args.quirk,
+            faults=args.fault,
+            host=args.host,
+            port=args.port,
+        ) as stand:
+            print(f"serving {stand.url} ({stand.summary})", flush=True)
+            threading.Event().wait()
+    except KeyboardInterrupt:
+        pass  # Ctrl-C or SIGTERM: the way to stop serving
+    return EXIT_OK
+
+
 def cmd_check_history(args: argparse.Namespace) -> int:
     from harness.history import (
         HistoryFormatError,
@@ -406,6 +460,7 @@ _COMMANDS = {
     "coverage": cmd_coverage,
     "matrix": cmd_matrix,
     "check-history": cmd_check_history,
+    "serve": cmd_serve,
 }
 
 

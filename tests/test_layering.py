@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.matrix",
         "harness.explore",
         "harness.coverage",
+        "harness.serve",
     ),
     ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
 )

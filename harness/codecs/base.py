@@ -32,6 +32,9 @@ class Codec(Protocol):
     end would wait for the next turn. By default the body ends with the turn, and reading on to
     its end is how a driver finds it.
 
+    A codec may also say ``content_type``: the media type of the HTTP body it writes, for
+    ``harness serve`` (default ``text/event-stream``).
+
     Register it with ``harness.register_codec(GatewayCodec())``, or pass it to one replay with
     ``replay(scenario, adapter, codecs=[GatewayCodec()])``. One instance serves every replay,
     from worker threads too: keep an encoding's state local to the call.

@@ -941,6 +941,7 @@ class GeminiArrayCodec(_GeminiCodec):
 
     name = "gemini-json-array"
     quirks = ARRAY_QUIRKS
+    content_type = "application/json"  # what the real endpoint sends without alt=sse
 
     def frame(
         self,

@@ -1,0 +1,721 @@
+"""A provider stand-in on loopback: real HTTP, chunked transfer, one HTTP chunk per wire chunk.
+
+It serves a driver scenario's turn as its dialect's codec writes it (with the scenario's quirks
+and any added ones, exactly as the case machinery feeds a driver), a recorded ``wire:``
+scenario's body as recorded, or a vcrpy cassette's (or a raw recorded body file's) responses,
+so a consumer in any language can be tested end to end by pointing its base URL at it::
+
+    from harness.serve import serving
+
+    with serving("scenarios/driver/parallel-calls.yaml", dialect="openai-chat") as stand:
+        client = openai.OpenAI(base_url=f"{stand.url}/v1", api_key="unused")
+        ...
+        stand.requests[0].path    # "/v1/chat/completions"
+
+Faults make the transport misbehave as networks and servers do: ``stall:N:SECONDS``,
+``cut:N``, ``drop:N`` and ``split:N`` (``parse_fault``), with chunks counted from 1 as
+``harness run`` failures count them. They apply to every streamed response.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import re
+import socket
+import socketserver
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, TypeAlias
+from urllib.parse import urlsplit
+
+from harness._errors import UsageError, WireError
+from harness.codecs import Codec
+from harness.codecs.registry import with_codecs
+from harness.replay.driver import DriverReplay
+from harness.scenario import DriverScenario, load_scenario
+from harness.scenario.cases import NONE, select_cases
+from harness.wire import (
+    Interaction,
+    json_data,
+    parse_json_array_stream,
+    parse_jsonl,
+    parse_sse,
+    read_cassette,
+    split_sse,
+)
+
+__all__ = [
+    "Cut",
+    "Drop",
+    "Fault",
+    "ReceivedRequest",
+    "Split",
+    "Stall",
+    "Stand",
+    "parse_fault",
+    "serving",
+]
+
+SSE = "text/event-stream"
+#: how long closing the stand-in waits for connections still being served to end
+_CLOSE_WAIT = 5.0
+
+# -- faults ---------------------------------------------------------------------------------------
+
+
+def _number(value: object, what: str, minimum: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise UsageError(f"{what} must be a whole number of at least {minimum}, got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Stall:
+    """Pause ``seconds`` before sending chunk ``chunk`` (headers and earlier chunks are out)."""
+
+    chunk: int
+    seconds: float
+
+    def __post_init__(self) -> None:
+        _number(self.chunk, "a stall's chunk", 1)
+        seconds = self.seconds
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise UsageError(f"a stall's seconds must be a number, got {seconds!r}")
+        if not math.isfinite(seconds) or seconds < 0:
+            raise UsageError(f"a stall's seconds must be finite and not negative, got {seconds}")
+
+    def __str__(self) -> str:
+        return f"stall:{self.chunk}:{self.seconds:g}"
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """Close the connection after ``after`` chunks, without the terminating zero-length chunk:
+    the client sees a truncated body."""
+
+    after: int
+
+    def __post_init__(self) -> None:
+        _number(self.after, "a cut's chunk count", 0)
+
+    def __str__(self) -> str:
+        return f"cut:{self.after}"
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """Never send chunk ``chunk``."""
+
+    chunk: int
+
+    def __post_init__(self) -> None:
+        _number(self.chunk, "a drop's chunk", 1)
+
+    def __str__(self) -> str:
+        return f"drop:{self.chunk}"
+
+
+@dataclass(frozen=True, slots=True)
+class Split:
+    """Send chunk ``chunk`` as two HTTP chunks cut in its middle: a boundary inside an event."""
+
+    chunk: int
+
+    def __post_init__(self) -> None:
+        _number(self.chunk, "a split's chunk", 1)
+
+    def __str__(self) -> str:
+        return f"split:{self.chunk}"
+
+
+Fault: TypeAlias = Stall | Cut | Drop | Split
+_FORMS = {"stall": "stall:N:SECONDS", "cut": "cut:N", "drop": "drop:N", "split": "split:N"}
+
+
+def parse_fault(text: str) -> Fault:
+    """A fault from its command-line form; bad syntax is a ``UsageError`` naming the forms.
+
+    >>> parse_fault("stall:3:0.5")
+    Stall(chunk=3, seconds=0.5)
+    """
+    kind, *args = text.strip().split(":")
+    form = _FORMS.get(kind)
+    if form is None:
+        raise UsageError(f"unknown fault {text!r}; the faults are {', '.join(_FORMS.values())}")
+    if len(args) != form.count(":"):
+        raise UsageError(f"fault {text!r} should be written {form}")
+    try:
+        chunk = int(args[0])
+        if kind == "stall":
+            return Stall(chunk, float(args[1]))
+    except ValueError:
+        raise UsageError(f"fault {text!r} should be written {form}, with numbers") from None
+    return Cut(chunk) if kind == "cut" else Drop(chunk) if kind == "drop" else Split(chunk)
+
+
+def _schedule(chunks: Sequence[bytes], faults: Sequence[Fault]) -> tuple[list[bytes | float], bool]:
+    """What to write, in order (HTTP chunk bodies, and pauses in seconds), and whether the body
+    ends properly."""
+    cut = min((f.after for f in faults if isinstance(f, Cut)), default=None)
+    out: list[bytes | float] = []
+    for number, chunk in enumerate(chunks, start=1):
+        if cut is not None and number > cut:
+            break
+        out.extend(float(f.seconds) for f in faults if isinstance(f, Stall) and f.chunk == number)
+        if any(isinstance(f, Drop) and f.chunk == number for f in faults):
+            continue
+        if len(chunk) > 1 and any(isinstance(f, Split) and f.chunk == number for f in faults):
+            out.extend((chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]))
+        else:
+            out.append(chunk)
+    return out, cut is None
+
+
+# -- what is served -------------------------------------------------------------------------------
+
+#: response headers a recording keeps that describe its own transfer, not the content
+_UNSERVED = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+        "content-encoding",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Response:
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    chunks: tuple[bytes, ...]
+    #: a stream, cut at event boundaries, that faults apply to
+    streamed: bool
+
+    @property
+    def has_body(self) -> bool:
+        return self.status >= 200 and self.status not in (204, 304)
+
+
+@dataclass(frozen=True, slots=True)
+class _Route:
+    method: str
+    path: str | None  # None: any path
+    response: _Response
+
+    def matches(self, method: str, path: str) -> bool:
+        return method == self.method and self.path in (None, path)
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path or '(any path)'}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Program:
+    """Everything the stand-in answers, and how the command line describes it."""
+
+    source: str
+    summary: str
+    routes: tuple[_Route, ...]
+
+    @property
+    def longest(self) -> int:
+        return max((len(r.response.chunks) for r in self.routes if r.response.streamed), default=0)
+
+    def answer(self, method: str, path: str, seen: dict[tuple[str, str], int]) -> _Response:
+        """Request k for a method and path gets the k-th route that matches (the last one
+        repeating); ``seen`` counts the requests so far."""
+        matching = [r for r in self.routes if r.matches(method, path)]
+        if not matching:
+            served = list(dict.fromkeys(str(r) for r in self.routes))
+            body = {
+                "error": {
+                    "type": "not_found",
+                    "message": f"nothing is served for {method} {path}",
+                    "served": served,
+                    "source": self.source,
+                }
+            }
+            text = json.dumps(body, ensure_ascii=False).encode()
+            return _Response(404, (("Content-Type", "application/json"),), (text,), False)
+        k = seen.get((method, path), 0)
+        seen[(method, path)] = k + 1
+        return matching[min(k, len(matching) - 1)].response
+
+
+def _program(
+    source: str | Path | DriverScenario,
+    dialect: str | None,
+    quirks: Sequence[str],
+    codecs: Mapping[str, Codec],
+) -> _Program:
+    if isinstance(source, DriverScenario):
+        return _scenario_program(source, dialect, quirks, codecs)
+    path = str(source)
+    if Path(path).suffix.lower() in (".yaml", ".yml") and not _is_cassette(path):
+        scenario = load_scenario(path)
+        if not isinstance(scenario, DriverScenario):
+            raise UsageError(
+                f"{path} is a {scenario.layer} scenario; harness serve serves driver scenarios "
+                "(a provider's stream), vcrpy cassettes and recorded bodies"
+            )
+        return _scenario_program(scenario, dialect, quirks, codecs)
+    if dialect is not None or quirks:
+        raise UsageError(
+            f"{path} is a recording, served as recorded: --dialect and --quirk are for scenarios"
+        )
+    if Path(path).suffix.lower() in (".yaml", ".yml"):
+        return _cassette_program(path)
+    return _body_file_program(path)
+
+
+def _is_cassette(path: str) -> bool:
+    try:
+        with open(path, "rb") as file:
+            head = file.read(1 << 20)
+    except OSError:
+        return False  # the scenario loader says why it cannot be read
+    return re.search(rb"^interactions[ \t]*:", head, re.MULTILINE) is not None
+
+
+def _scenario_program(
+    scenario: DriverScenario,
+    dialect: str | None,
+    quirks: Sequence[str],
+    codecs: Mapping[str, Codec],
+) -> _Program:
+    case, codec = _pick_case(scenario, dialect, tuple(quirks), codecs)
+    encoded = DriverReplay(case, (), codecs).chunks(codec)  # what a driver is fed in this case
+    chunks = tuple(c.data.encode() for c in encoded)  # numbered as `harness run` numbers them
+    media = getattr(codec, "content_type", SSE)
+    headers: list[tuple[str, str]] = [("Content-Type", media)]
+    if media == SSE:
+        headers.append(("Cache-Control", "no-cache"))
+    added = [q for q in case.quirks if q not in scenario.quirks]
+    summary = ", ".join(
+        [
+            scenario.path,
+            f"dialect {codec.name}",
+            *([f"quirks {'+'.join(added)}"] if added else []),
+            f"{len(chunks)} chunks",
+        ]
+    )
+    response = _Response(200, tuple(headers), chunks, True)
+    return _Program(scenario.path, summary, (_Route("POST", None, response),))
+
+
+def _pick_case(
+    scenario: DriverScenario,
+    dialect: str | None,
+    quirks: tuple[str, ...],
+    codecs: Mapping[str, Codec],
+) -> tuple[DriverScenario, Codec]:
+    """The case to serve: in ``dialect``, or the scenario's first dialect that carries it."""
+    where = f"{scenario.path}: {scenario.id}"
+    if dialect is not None:
+        codec = codecs.get(dialect)
+        if codec is None:
+            raise UsageError(f"no dialect {dialect!r}; the dialects are {', '.join(codecs)}")
+        case = _case_in(scenario, codec, quirks)
+        if isinstance(case, str):
+            raise UsageError(f"{where}: {case}")
+        return case, codec
+    reasons = []
+    for name in scenario.dialects or tuple(codecs):
+        codec = codecs.get(name)
+        if codec is None:
+            continue
+        case = _case_in(scenario, codec, quirks)
+        if not isinstance(case, str):
+            return case, codec
+        reasons.append(case)
+    raise UsageError(f"{where}: no dialect can carry it:\n  " + "\n  ".join(reasons))
+
+
+def _case_in(
+    scenario: DriverScenario, codec: Codec, quirks: tuple[str, ...]
+) -> DriverScenario | str:
+    """The one case of ``select_cases`` that adds ``quirks``, or why there is none."""
+    if scenario.dialects and codec.name not in scenario.dialects:
+        return f"it runs in {', '.join(scenario.dialects)}, not {codec.name}"
+    if scenario.raw_wire and quirks:
+        return "it is a recorded stream, served as recorded: it takes no quirks"
+    try:
+        cases = select_cases(scenario, codec, quirks or NONE)
+    except ValueError as exc:
+        return str(exc)
+    if cases:
+        return cases[0]
+    asked = (*scenario.quirks, *quirks)
+    with_quirks = f" with {', '.join(asked)}" if asked else ""
+    reason = codec.can_express(scenario.turn, asked) or (
+        f"its cancellation (after read {scenario.cancel_after_reads}) comes after the stream ends"
+    )
+    return f"the {codec.name} dialect cannot carry it{with_quirks}: {reason}"
+
+
+def _cassette_program(path: str) -> _Program:
+    interactions = read_cassette(path)
+    routes = tuple(
+        _Route(i.request_method.upper(), urlsplit(i.request_uri).path or "/", _recorded(i))
+        for i in interactions
+    )
+    streamed = [r for r in routes if r.response.streamed]
+    if not streamed:
+        raise WireError(
+            path,
+            interactions[0].line if interactions else 1,
+            "no interaction has a streamed response (text/event-stream, a streamed JSON array "
+            "or JSON lines): there is nothing to stream",
+        )
+    chunks = sum(len(r.response.chunks) for r in streamed)
+    summary = f"{path}, {len(routes)} recorded {'response' if len(routes) == 1 else 'responses'}, {chunks} chunks streamed"
+    return _Program(path, summary, routes)
+
+
+def _recorded(interaction: Interaction) -> _Response:
+    body, source = interaction.response_body, interaction.response_source
+    media = next(iter(interaction.header("content-type")), "")
+    framing = _framing(media, interaction.request_uri, body)
+    pieces = _frame(body, framing, source) if framing else ((body,) if body else ())
+    headers = tuple(
+        (name, value)
+        for name, values in interaction.response_headers.items()
+        if name.lower() not in _UNSERVED
+        for value in values
+    )
+    chunks = tuple(p.encode() for p in pieces if p)
+    return _Response(interaction.response_status, headers, chunks, framing is not None)
+
+
+def _framing(media: str, uri: str, body: str) -> str | None:
+    """How a recorded response streams: ``sse``, ``array``, ``lines``, or None (not a stream)."""
+    kind = media.split(";")[0].strip().lower()
+    if kind == SSE:
+        return "sse"
+    if kind in ("application/x-ndjson", "application/jsonl", "application/x-jsonlines"):
+        return "lines"
+    # Gemini's streamGenerateContent without alt=sse says application/json; only its URL
+    # tells the streamed array from an ordinary JSON answer
+    if (
+        kind.endswith("json")
+        and "stream" in uri.lower()
+        and body.lstrip("\ufeff \t\r\n")[:1] == "["
+    ):
+        return "array"
+    return None
+
+
+def _frame(body: str, framing: str, source: str) -> tuple[str, ...]:
+    """The body cut at its event boundaries, after checking that it frames (a body cut short
+    is a located ``WireError``). The pieces join up to the body exactly."""
+    if framing == "sse":
+        events = parse_sse(body, source=source)
+        if not events:
+            raise WireError(source, 1, "no server-sent event in it: not a recorded stream")
+        for event in events:
+            json_data(event)  # an event cut short is not JSON
+        pieces = [text for text, _ in split_sse(body, source=source)]
+    elif framing == "array":
+        pieces = _array_pieces(body, len(parse_json_array_stream(body, source)))
+    else:
+        parse_jsonl(body, source)
+        pieces = []
+        for line in re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", body):
+            if pieces and not line.strip():
+                pieces[-1] += line  # a blank line stays with the value before it
+            else:
+                pieces.append(line)
+    rest = body[sum(map(len, pieces)) :]
+    if rest and pieces:
+        pieces[-1] += rest  # what follows the last event (blank lines) goes out with it
+    elif rest:
+        pieces.append(rest)
+    return tuple(pieces)
+
+
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def _array_pieces(body: str, count: int) -> list[str]:
+    """A streamed JSON array (already checked) cut after each element: the opening ``[`` goes
+    with the first element, each separator with the element after it, the ``]`` on its own."""
+    decoder = json.JSONDecoder()
+    pos = body.index("[") + 1
+    ends = []
+    for _ in range(count):
+        pos = _skip(body, pos)
+        if body[pos] == ",":
+            pos = _skip(body, pos + 1)
+        pos = decoder.raw_decode(body, pos)[1]
+        ends.append(pos)
+    starts = [0, *ends]
+    return [body[a:b] for a, b in zip(starts, [*ends, len(body)], strict=True) if b > a]
+
+
+def _skip(text: str, pos: int) -> int:
+    match = _JSON_SPACE.match(text, pos)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
+
+
+def _body_file_program(path: str) -> _Program:
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise WireError(path, 1, f"cannot read the file: {exc.strerror or exc}") from None
+    start = raw.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if not start:
+        raise WireError(path, 1, "the file is empty: there is nothing to stream")
+    framing, media = (
+        ("array", "application/json")
+        if start == b"["
+        else ("lines", "application/x-ndjson")
+        if start == b"{"
+        else ("sse", SSE)
+    )
+    parse_sse(raw, source=path)  # binary input is refused here, located, whatever the framing
+    body = raw.decode("utf-8")
+    chunks = tuple(p.encode() for p in _frame(body, framing, path))
+    headers: tuple[tuple[str, str], ...] = (("Content-Type", media),)
+    response = _Response(200, headers, chunks, True)
+    summary = f"{path}, recorded {framing} body, {len(chunks)} chunks"
+    return _Program(path, summary, (_Route("POST", None, response),))
+
+
+# -- the server -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedRequest:
+    """One request the stand-in received: ``query`` is the raw query string, ``headers`` the
+    header lines in order."""
+
+    method: str
+    path: str
+    query: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+    def header(self, name: str) -> str | None:
+        """The first value of a header, whatever the case of its name."""
+        wanted = name.lower()
+        return next((v for k, v in self.headers if k.lower() == wanted), None)
+
+    def json(self) -> Any:
+        """The body parsed as JSON."""
+        return json.loads(self.body)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], program: _Program, faults: tuple[Fault, ...]):
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self.program = program
+        self.faults = faults
+        self.received: list[ReceivedRequest] = []
+        self.seen: dict[tuple[str, str], int] = {}
+        self.lock = threading.Lock()
+        self.closing = threading.Event()
+        self.connections: set[socket.socket] = set()
+        self.idle = threading.Condition(self.lock)
+        super().__init__(address, _Handler)
+
+    def server_bind(self) -> None:
+        # HTTPServer's own looks the host's name up in DNS, which can take seconds
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = str(self.server_address[0]), self.server_address[1]
+
+    def respond(self, request: ReceivedRequest) -> _Response:
+        with self.lock:
+            self.received.append(request)
+            return self.program.answer(request.method, request.path, self.seen)
+
+    def track(self, connection: socket.socket, open_: bool) -> None:
+        with self.lock:
+            if open_:
+                self.connections.add(connection)
+            else:
+                self.connections.discard(connection)
+                self.idle.notify_all()
+
+    def stop(self) -> None:
+        """Stop accepting, end every open connection and wait (a while) for their threads."""
+        self.closing.set()
+        self.shutdown()
+        self.server_close()
+        with self.lock:
+            for connection in self.connections:
+                with contextlib.suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+            self.idle.wait_for(lambda: not self.connections, timeout=_CLOSE_WAIT)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # chunked transfer and keep-alive
+    server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server.track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.track(self.connection, False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the stand-in is quiet; what it received is in ``Stand.requests``
+
+    def handle_one_request(self) -> None:
+        try:
+            super().handle_one_request()
+        except OSError:  # the client went away, or the stand-in is closing
+            self.close_connection = True
+
+    def _answer(self) -> None:
+        body = self._read_body()
+        if body is None:
+            self.send_error(400, "Bad request body framing")
+            return
+        url = urlsplit(self.path)
+        request = ReceivedRequest(
+            self.command, url.path, url.query, tuple(self.headers.items()), body
+        )
+        self._send(self.server.respond(request))
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _answer
+
+    def _read_body(self) -> bytes | None:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            parts: list[bytes] = []
+            while True:
+                size_line = self.rfile.readline(1024).split(b";")[0].strip()
+                try:
+                    size = int(size_line, 16)
+                except ValueError:
+                    return None
+                if size == 0:
+                    while self.rfile.readline(1024).strip():
+                        pass  # trailers
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline(1024)
+        length = self.headers.get("Content-Length")
+        if length is None:
+            return b""
+        try:
+            return self.rfile.read(int(length))
+        except ValueError:
+            return None
+
+    def _send(self, response: _Response) -> None:
+        self.send_response_only(response.status)
+        names = {name.lower() for name, _ in response.headers}
+        for name, value in response.headers:
+            self.send_header(name, value)
+        if "date" not in names:
+            self.send_header("Date", self.date_time_string())
+        if "server" not in names:
+            self.send_header("Server", "harness-serve")
+        if not response.has_body:
+            self.end_headers()
+            return
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()  # the headers go out now, before any stall
+        faults = self.server.faults if response.streamed else ()
+        pieces, complete = _schedule(response.chunks, faults)
+        for piece in pieces:
+            if isinstance(piece, float):
+                if self.server.closing.wait(piece):
+                    self.close_connection = True
+                    return
+                continue
+            if piece:  # an empty HTTP chunk would end the body
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))  # one write, one chunk
+        if complete:
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            self.close_connection = True  # no terminating chunk: a truncated body
+
+
+class Stand:
+    """A running stand-in (what ``serving`` yields)."""
+
+    def __init__(self, server: _Server, program: _Program) -> None:
+        self._server = server
+        host, port = str(server.server_address[0]), int(server.server_address[1])
+        self.host, self.port = host, port
+        #: the base URL to point a client at, e.g. ``http://127.0.0.1:54321``
+        self.url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        #: what is served: the source, the dialect and how many chunks
+        self.summary = program.summary
+
+    @property
+    def requests(self) -> tuple[ReceivedRequest, ...]:
+        """Every request received so far, in order."""
+        with self._server.lock:
+            return tuple(self._server.received)
+
+
+@contextlib.contextmanager
+def serving(
+    source: str | Path | DriverScenario,
+    *,
+    dialect: str | None = None,
+    quirks: Iterable[str] = (),
+    faults: Iterable[str | Fault] = (),
+    host: str = "127.0.0.1",
+    port: int = 0,
+    codecs: Iterable[Codec] | None = None,
+) -> Iterator[Stand]:
+    """Serve ``source`` (a driver scenario, its file, a vcrpy cassette or a raw recorded body)
+    on ``host:port`` (0: a free port) until the block ends.
+
+    A scenario answers every POST, whatever the path, with its turn in ``dialect`` (default:
+    its first dialect that can carry it) under its quirks and ``quirks``. A recording answers
+    request k for a method and path with the k-th recorded interaction for them (the last one
+    repeating), and anything else with a 404 saying what is served. Bad input is a located
+    ``ScenarioError`` or ``WireError``, or a ``UsageError``.
+    """
+    program = _program(source, dialect, tuple(quirks), with_codecs(codecs))
+    chosen = tuple(parse_fault(f) if isinstance(f, str) else f for f in faults)
+    for fault in chosen:
+        if not isinstance(fault, (Stall, Cut, Drop, Split)):
+            raise UsageError(
+                f"{fault!r} is not a fault; the faults are {', '.join(_FORMS.values())}"
+            )
+        number = fault.after if isinstance(fault, Cut) else fault.chunk
+        if number > program.longest:
+            raise UsageError(f"fault {fault}: the stream served has only {program.longest} chunks")
+    try:
+        server = _Server((host, port), program, chosen)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.1},
+        name="harness-serve",
+        daemon=True,
+    )
+    thread.start()
+    try:
+        yield Stand(server, program)
+    finally:
+        server.stop()
+        thread.join()

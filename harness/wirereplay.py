@@ -13,10 +13,11 @@ its dialect unless another is given, through ``harness.replay``.
 Both return a ``Replayed``: the text, the tool calls (arguments parsed as JSON) and the stop
 reason, so the two can be compared with ``==``:
 
->>> path = "cassettes/real-traffic/llm-anthropic/test_tools.yaml"
->>> direct = replay_direct(path, 0)
+>>> direct = replay_direct("cassettes/real-traffic/llm/test_tool_use_basic.yaml", 0)
 >>> [(call.name, call.arguments) for call in direct.tool_calls], direct.stop_reason
-([('pelican_name_generator', {})], 'tool_use')
+([('multiply', {'a': 1231, 'b': 2331})], 'tool_use')
+
+``replay_through_sdk`` of the same interaction gives an equal ``Replayed``.
 """
 
 from __future__ import annotations
@@ -253,8 +254,12 @@ class SdkReplay:
                 with self.code.open_stream(sdk) as stream:
                     got.extend(self.code.outputs(stream))
             except Exception as exc:
-                if type(exc).__module__.startswith("vcr"):
-                    raise  # the request did not match: a fault of ours, not the SDK's
+                unanswered = _from_vcrpy(exc)
+                if unanswered is not None:  # the SDK wraps it (APIConnectionError)
+                    raise UsageError(
+                        f"{response.label}: vcrpy has no answer for the {self.sdk.package} SDK's "
+                        f"request: {unanswered}"
+                    ) from exc
                 return tuple(got), f"{type(exc).__name__}: {exc}"
         return tuple(got), None
 
@@ -264,6 +269,16 @@ class SdkReplay:
         return normalise(
             outputs, error=error, dialect=response.dialect or "", label=response.label, via="sdk"
         )
+
+
+def _from_vcrpy(exc: BaseException) -> BaseException | None:
+    """vcrpy's refusal of a request, if that is what ``exc`` comes from."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if type(seen).__module__.split(".")[0] == "vcr":
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 class _Persister:

@@ -157,7 +157,9 @@ def recorded_stream(
 
 
 @dataclass(frozen=True, slots=True)
-class _Sdk:
+class Sdk:
+    """A provider's SDK, as ``replay_through_sdk`` uses it for one dialect."""
+
     #: the SDK's import name
     package: str
     #: the SDK-backed driver adapter's module: its ``client``, ``open_stream`` and ``outputs``
@@ -168,20 +170,21 @@ class _Sdk:
     default_url: str
 
 
-SDKS: dict[str, _Sdk] = {
-    "anthropic": _Sdk(
+#: the dialects that replay through an SDK
+SDKS: dict[str, Sdk] = {
+    "anthropic": Sdk(
         "anthropic",
         "harness.adapters.libs.anthropic_sdk",
         "/v1/messages",
         "https://api.anthropic.com/v1/messages",
     ),
-    "openai-chat": _Sdk(
+    "openai-chat": Sdk(
         "openai",
         "harness.adapters.libs.openai_chat",
         "/chat/completions",
         "https://api.openai.com/v1/chat/completions",
     ),
-    "openai-responses": _Sdk(
+    "openai-responses": Sdk(
         "openai",
         "harness.adapters.libs.openai_responses",
         "/responses",
@@ -192,11 +195,6 @@ SDKS: dict[str, _Sdk] = {
 #: a request matches the interaction it is answered with on these (the query is left out: the
 #: SDK sends none of its own, and a recorded one, such as ``?beta=true``, says nothing here)
 MATCH_ON = ("method", "scheme", "host", "port", "path")
-
-
-def sdk_dialects() -> tuple[str, ...]:
-    """The dialects ``replay_through_sdk`` replays, whether or not their SDK is installed."""
-    return tuple(SDKS)
 
 
 class SdkReplay:
@@ -456,11 +454,11 @@ __all__ = [
     "DirectReplay",
     "Replayed",
     "ReplayedCall",
+    "Sdk",
     "SdkReplay",
     "Unparsed",
     "normalise",
     "recorded_stream",
     "replay_direct",
     "replay_through_sdk",
-    "sdk_dialects",
 ]

@@ -5,6 +5,9 @@ What its user acts on: ``text`` events as they stream, each tool use at its
 ``content_block_stop`` event (the block with its ``input``, which the SDK has already parsed into
 a dict: the adapter reports that value as compact JSON text, and as valid, since the SDK hands it
 over as a complete input), and ``message_stop`` with the message's ``stop_reason``.
+
+``client``, ``open_stream`` and ``outputs`` also serve ``harness.wirereplay``, where the SDK
+sends its real request and vcrpy answers it from a cassette.
 """
 
 from __future__ import annotations

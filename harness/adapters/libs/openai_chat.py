@@ -11,6 +11,9 @@ at the end (a user who acts on the whole message).
 
 Without strict ``tools`` the SDK parses no arguments; ``valid`` is whether the raw text it hands
 over parses as a JSON object, as the user's own ``json.loads`` would find.
+
+``client``, ``open_stream`` and ``outputs`` (what ``make_adapter`` acts on) also serve
+``harness.wirereplay``, where the SDK sends its real request and vcrpy answers it from a cassette.
 """
 
 from __future__ import annotations

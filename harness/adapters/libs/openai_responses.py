@@ -6,6 +6,9 @@ What its user acts on: ``response.output_text.delta`` text, each function call a
 the end of the response at ``response.completed`` (``tool_use`` when its output holds function
 calls) or ``response.incomplete`` (its ``incomplete_details.reason``). ``valid`` is whether the
 raw arguments parse as a JSON object, as the user's own ``json.loads`` would find.
+
+``client``, ``open_stream`` and ``outputs`` also serve ``harness.wirereplay``, where the SDK
+sends its real request and vcrpy answers it from a cassette.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ def bench_scenario(events: int) -> SessionScenario:
     return scenario
 
 
-def _timed(run: Callable[[], None]) -> float:
+def _timed(run: Callable[[], object]) -> float:
     """One run's seconds, with the cyclic collector paused as ``timeit`` does.
 
     A collection walks every live object, the 100,000-event trace included, so whichever side
@@ -115,3 +115,65 @@ def run_bench(
         bare = min(bare, _timed(bare_run))
         harnessed = min(harnessed, _timed(harness_run))
     return BenchResult(len(trace), harnessed, bare)
+
+
+# -- a recording replayed through vcrpy and its SDK, against directly into a driver --------------
+
+
+@dataclass(frozen=True)
+class WireBenchResult:
+    label: str
+    dialect: str
+    interaction: int | None
+    adapter: str
+    rounds: int
+    #: the best round of each: vcrpy answering the SDK's request, and the direct replay
+    sdk_seconds: float
+    direct_seconds: float
+
+    @property
+    def vcr_ratio(self) -> float:
+        return self.sdk_seconds / self.direct_seconds
+
+    def lines(self) -> list[str]:
+        return [
+            f"recording={self.label}",
+            f"dialect={self.dialect}",
+            f"interaction={'-' if self.interaction is None else self.interaction}",
+            f"direct_adapter={self.adapter}",
+            f"rounds={self.rounds}",
+            f"sdk_seconds={self.sdk_seconds:.6f}",
+            f"direct_seconds={self.direct_seconds:.6f}",
+            f"vcr_ratio={self.vcr_ratio:.2f}",
+        ]
+
+
+def run_wire_bench(
+    path: str, interaction: int | None = None, rounds: int = 7, adapter: str | None = None
+) -> WireBenchResult:
+    """Replay one recorded response through vcrpy and its SDK (``SdkReplay``) and directly into
+    a driver adapter (``DirectReplay``, its dialect's reference by default), interleaved; the
+    best of ``rounds`` of each, after one warm-up round each that is not counted.
+
+    Reading and decoding the recording happens once, before either side runs, as expanding a
+    scenario's events does; vcrpy still reads a stock cassette on every use, as it always does.
+    """
+    from harness.wirereplay import DirectReplay, SdkReplay, recorded_stream
+
+    response = recorded_stream(path, interaction)
+    sdk = SdkReplay(response)
+    direct = DirectReplay(response, adapter)
+    sdk.run(), direct.run()  # warm-up: imports, vcrpy's first patching, first-call caches
+    sdk_best = direct_best = float("inf")
+    for _ in range(rounds):
+        sdk_best = min(sdk_best, _timed(sdk.run))
+        direct_best = min(direct_best, _timed(direct.run))
+    return WireBenchResult(
+        response.label,
+        response.dialect or "",
+        response.interaction,
+        direct.info.name,
+        rounds,
+        sdk_best,
+        direct_best,
+    )

@@ -94,8 +94,27 @@ def build_parser() -> argparse.ArgumentParser:
     rules = sub.add_parser("rules", help="list the conformance rules")
     rules.add_argument("--format", choices=("table", "json"), default="table")
 
-    bench = sub.add_parser("bench", help="measure the harness's overhead on a long session trace")
-    bench.add_argument("--events", type=int, default=100_000)
+    bench = sub.add_parser(
+        "bench",
+        help="measure the harness's overhead on a long session trace, or (--wire) a recording "
+        "replayed directly against vcrpy and its SDK",
+    )
+    bench.add_argument("--events", type=int, default=None, help="the trace's events (100,000)")
+    bench.add_argument(
+        "--wire",
+        metavar="CASSETTE",
+        help="a recording (vcrpy cassette or raw body) to replay both ways and time",
+    )
+    bench.add_argument(
+        "--interaction",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --wire: the cassette's interaction (default: its first streamed one)",
+    )
+    bench.add_argument(
+        "--rounds", type=int, default=7, metavar="R", help="with --wire: timed rounds (default 7)"
+    )
 
     explore = sub.add_parser(
         "explore",
@@ -315,12 +334,24 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from harness.bench import run_bench
+    from harness.bench import run_bench, run_wire_bench
     from harness.scenario.generators import MAX_EVENTS
 
-    if not 100 <= args.events <= MAX_EVENTS:
-        raise UsageError(f"--events must be between 100 and {MAX_EVENTS:,}, got {args.events:,}")
-    print("\n".join(run_bench(args.events).lines()))
+    if args.wire is None:
+        if args.interaction is not None:
+            raise UsageError("--interaction goes with --wire")
+        events = 100_000 if args.events is None else args.events
+        if not 100 <= events <= MAX_EVENTS:
+            raise UsageError(f"--events must be between 100 and {MAX_EVENTS:,}, got {events:,}")
+        print("\n".join(run_bench(events).lines()))
+        return EXIT_OK
+    if args.events is not None:
+        raise UsageError("--events measures the session trace; it does not go with --wire")
+    if args.rounds < 1:
+        raise UsageError(f"--rounds must be at least 1, got {args.rounds}")
+    if args.interaction is not None and args.interaction < 0:
+        raise UsageError(f"--interaction counts from 0, got {args.interaction}")
+    print("\n".join(run_wire_bench(args.wire, args.interaction, args.rounds).lines()))
     return EXIT_OK
 
 

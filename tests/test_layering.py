@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.explore",
         "harness.coverage",
         "harness.serve",
+        "harness.wirereplay",
     ),
     ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
 )

@@ -5,6 +5,9 @@ What its user acts on: ``text`` events as they stream, each tool use at its
 ``content_block_stop`` event (the block with its ``input``, which the SDK has already parsed into
 a dict: the adapter reports that value as compact JSON text, and as valid, since the SDK hands it
 over as a complete input), and ``message_stop`` with the message's ``stop_reason``.
+
+``client``, ``open_stream`` and ``outputs`` also serve ``harness.wirereplay``, where the SDK
+sends its real request and vcrpy answers it from a cassette.
 """
 
 from __future__ import annotations
@@ -25,6 +28,35 @@ def arguments_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def client(**options: Any) -> Any:
+    """An ``anthropic.Anthropic`` client with a dummy key and no retries; ``options`` name where
+    it sends requests (``http_client``, ``base_url``)."""
+    import anthropic
+
+    return anthropic.Anthropic(api_key="offline", max_retries=0, **options)
+
+
+def open_stream(sdk: Any) -> Any:
+    """The SDK's ``MessageStream`` for one request (a context manager)."""
+    return sdk.messages.stream(
+        model="offline",  # any name: whatever answers does not look at it
+        max_tokens=1024,
+        messages=[{"role": "user", "content": "go"}],
+    )
+
+
+def outputs(stream: Any) -> Iterator[DriverOutput]:
+    """What the stream's user acts on, as driver outputs."""
+    for event in stream:
+        if event.type == "text":
+            yield TextOut(event.text)
+        elif event.type == "content_block_stop" and event.content_block.type in _TOOLS:
+            block = event.content_block
+            yield ToolCallOut(block.id, block.name, arguments_text(block.input), True)
+        elif event.type == "message_stop":
+            yield TurnEnd(str(event.message.stop_reason))
+
+
 class AnthropicMessagesStream:
     layers = ("driver",)
     #: the SDK reads the HTTP body itself: it gets it cut anywhere
@@ -35,20 +67,8 @@ class AnthropicMessagesStream:
         import anthropic
 
         http = sync_client(anthropic.DefaultHttpxClient, chunks)
-        client = anthropic.Anthropic(api_key="offline", max_retries=0, http_client=http)
-        with client.messages.stream(
-            model="offline",  # any name: the transport answers every request
-            max_tokens=1024,
-            messages=[{"role": "user", "content": "go"}],
-        ) as stream:
-            for event in stream:
-                if event.type == "text":
-                    yield TextOut(event.text)
-                elif event.type == "content_block_stop" and event.content_block.type in _TOOLS:
-                    block = event.content_block
-                    yield ToolCallOut(block.id, block.name, arguments_text(block.input), True)
-                elif event.type == "message_stop":
-                    yield TurnEnd(str(event.message.stop_reason))
+        with open_stream(client(http_client=http)) as stream:
+            yield from outputs(stream)
 
 
 def make_adapter() -> AnthropicMessagesStream:

@@ -11,6 +11,9 @@ at the end (a user who acts on the whole message).
 
 Without strict ``tools`` the SDK parses no arguments; ``valid`` is whether the raw text it hands
 over parses as a JSON object, as the user's own ``json.loads`` would find.
+
+``client``, ``open_stream`` and ``outputs`` (what ``make_adapter`` acts on) also serve
+``harness.wirereplay``, where the SDK sends its real request and vcrpy answers it from a cassette.
 """
 
 from __future__ import annotations
@@ -24,20 +27,43 @@ from harness.adapters.libs._offline import sync_client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
 
-def open_stream(chunks: Iterator[bytes]) -> Any:
+def client(**options: Any) -> Any:
+    """An ``openai.OpenAI`` client with a dummy key and no retries; ``options`` name where it
+    sends requests (``http_client``, ``base_url``)."""
     import openai
 
-    http = sync_client(openai.DefaultHttpxClient, chunks)
-    client = openai.OpenAI(api_key="offline", max_retries=0, http_client=http)
-    return client.chat.completions.stream(
-        model="gpt-4o", messages=[{"role": "user", "content": "go"}]
-    )
+    return openai.OpenAI(api_key="offline", max_retries=0, **options)
+
+
+def offline_client(chunks: Iterator[bytes]) -> Any:
+    import openai
+
+    return client(http_client=sync_client(openai.DefaultHttpxClient, chunks))
+
+
+def open_stream(sdk: Any) -> Any:
+    """The SDK's ``ChatCompletionStream`` for one request (a context manager)."""
+    return sdk.chat.completions.stream(model="gpt-4o", messages=[{"role": "user", "content": "go"}])
 
 
 def finish(stream: Any) -> TurnEnd:
     choices = stream.current_completion_snapshot.choices
     reason = choices[0].finish_reason if choices else None
     return TurnEnd(FINISH_REASONS.get(str(reason), str(reason)))  # others as they are
+
+
+def outputs(stream: Any) -> Iterator[DriverOutput]:
+    """What a user of the stream's events acts on, as driver outputs."""
+    for event in stream:
+        if event.type == "content.delta":
+            yield TextOut(event.delta)
+        elif event.type == "tool_calls.function.arguments.done":
+            message = stream.current_completion_snapshot.choices[0].message
+            call_id = message.tool_calls[event.index].id
+            yield ToolCallOut(
+                call_id or "", event.name, event.arguments, strict_json(event.arguments)
+            )
+    yield finish(stream)
 
 
 class OpenAIChatStreamEvents:
@@ -47,17 +73,8 @@ class OpenAIChatStreamEvents:
     dialect = "openai-chat"
 
     def drive(self, chunks: Iterator[bytes]) -> Iterator[DriverOutput]:
-        with open_stream(chunks) as stream:
-            for event in stream:
-                if event.type == "content.delta":
-                    yield TextOut(event.delta)
-                elif event.type == "tool_calls.function.arguments.done":
-                    message = stream.current_completion_snapshot.choices[0].message
-                    call_id = message.tool_calls[event.index].id
-                    yield ToolCallOut(
-                        call_id or "", event.name, event.arguments, strict_json(event.arguments)
-                    )
-            yield finish(stream)
+        with open_stream(offline_client(chunks)) as stream:
+            yield from outputs(stream)
 
 
 class OpenAIChatFinalCompletion:
@@ -69,7 +86,7 @@ class OpenAIChatFinalCompletion:
     emits_calls = "per-message"
 
     def drive(self, chunks: Iterator[bytes]) -> Iterator[DriverOutput]:
-        with open_stream(chunks) as stream:
+        with open_stream(offline_client(chunks)) as stream:
             for event in stream:
                 if event.type == "content.delta":
                     yield TextOut(event.delta)

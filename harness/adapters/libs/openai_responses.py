@@ -6,6 +6,9 @@ What its user acts on: ``response.output_text.delta`` text, each function call a
 the end of the response at ``response.completed`` (``tool_use`` when its output holds function
 calls) or ``response.incomplete`` (its ``incomplete_details.reason``). ``valid`` is whether the
 raw arguments parse as a JSON object, as the user's own ``json.loads`` would find.
+
+``client``, ``open_stream`` and ``outputs`` also serve ``harness.wirereplay``, where the SDK
+sends its real request and vcrpy answers it from a cassette.
 """
 
 from __future__ import annotations
@@ -29,6 +32,31 @@ def stop_reason(response: Any) -> str:
     return "tool_use" if called else "end_turn"
 
 
+def client(**options: Any) -> Any:
+    """An ``openai.OpenAI`` client with a dummy key and no retries; ``options`` name where it
+    sends requests (``http_client``, ``base_url``)."""
+    import openai
+
+    return openai.OpenAI(api_key="offline", max_retries=0, **options)
+
+
+def open_stream(sdk: Any) -> Any:
+    """The SDK's ``ResponseStream`` for one request (a context manager)."""
+    return sdk.responses.stream(model="gpt-4.1", input="go")
+
+
+def outputs(stream: Any) -> Iterator[DriverOutput]:
+    """What the stream's user acts on, as driver outputs."""
+    for event in stream:
+        if event.type == "response.output_text.delta":
+            yield TextOut(event.delta)
+        elif event.type == "response.output_item.done" and event.item.type == "function_call":
+            item = event.item
+            yield ToolCallOut(item.call_id, item.name, item.arguments, strict_json(item.arguments))
+        elif event.type in ("response.completed", "response.incomplete"):
+            yield TurnEnd(stop_reason(event.response))
+
+
 class OpenAIResponsesStream:
     layers = ("driver",)
     #: the SDK reads the HTTP body itself: it gets it cut anywhere
@@ -39,20 +67,8 @@ class OpenAIResponsesStream:
         import openai
 
         http = sync_client(openai.DefaultHttpxClient, chunks)
-        client = openai.OpenAI(api_key="offline", max_retries=0, http_client=http)
-        with client.responses.stream(model="gpt-4.1", input="go") as stream:
-            for event in stream:
-                if event.type == "response.output_text.delta":
-                    yield TextOut(event.delta)
-                elif (
-                    event.type == "response.output_item.done" and event.item.type == "function_call"
-                ):
-                    item = event.item
-                    yield ToolCallOut(
-                        item.call_id, item.name, item.arguments, strict_json(item.arguments)
-                    )
-                elif event.type in ("response.completed", "response.incomplete"):
-                    yield TurnEnd(stop_reason(event.response))
+        with open_stream(client(http_client=http)) as stream:
+            yield from outputs(stream)
 
 
 def make_adapter() -> OpenAIResponsesStream:

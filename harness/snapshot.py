@@ -16,6 +16,7 @@ import yaml
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from syrupy.location import PyTestLocation
 
+from harness.model.driver import DriverObservation
 from harness.model.observation import Observation
 
 
@@ -27,7 +28,7 @@ class ScenarioSnapshotExtension(SingleFileSnapshotExtension):
 
     def serialize(self, data: Any, **_: Any) -> str:
         observation = getattr(data, "observation", data)
-        if isinstance(observation, Observation):
+        if isinstance(observation, Observation | DriverObservation):
             data = observation.to_data()
         return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
 

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import inspect
 import itertools
 import json
 import os
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,7 +35,14 @@ from urllib.parse import urlsplit
 from harness._errors import UsageError
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.codecs import dialects
-from harness.model.driver import DriverOutput, Refusal, TextOut, ToolCallOut, TurnEnd
+from harness.model.driver import (
+    DriverObservation,
+    DriverOutput,
+    Refusal,
+    TextOut,
+    ToolCallOut,
+    TurnEnd,
+)
 from harness.replay import replay
 from harness.scenario import DriverScenario
 from harness.scenario.types import Recording
@@ -372,70 +378,21 @@ class DirectReplay:
         )
 
     def run(self) -> Replayed:
-        info = self.info
-        made: list[_Recorder] = []
-
-        def factory() -> object:
-            recorder = _recorder(info.factory())
-            made.append(recorder)
-            return recorder
-
-        result = replay(self.scenario, AdapterInfo(info.name, info.layer, info.kind, factory))
-        outputs = made[0].outputs if made else []
+        result = replay(self.scenario, self.info)
+        emitted = result.observation if isinstance(result.observation, DriverObservation) else None
         error = result.error
         if result.status == "skip":
             error = f"skipped: {result.skip_reason}"
-        elif error is None and made and made[0].raised is not None:
-            error = made[0].raised
+        elif error is None and emitted is not None:
+            error = emitted.raised
         response = self.response
         return normalise(
-            outputs,
+            emitted.outputs if emitted is not None else (),
             error=error,
             dialect=response.dialect or "",
             label=response.label,
-            via=info.name,
+            via=self.info.name,
         )
-
-
-class _Recorder:
-    """A driver adapter as the replayer sees it, keeping a copy of what its driver emits."""
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-        self.outputs: list[DriverOutput] = []
-        self.raised: str | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-class _SyncRecorder(_Recorder):
-    def drive(self, chunks: Iterator[Any]) -> Iterator[Any]:
-        try:
-            for item in self._inner.drive(chunks):
-                self.outputs.append(item)
-                yield item
-        except Exception as exc:
-            self.raised = f"{type(exc).__name__}: {exc}"
-            raise
-
-
-class _AsyncRecorder(_Recorder):
-    async def drive(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        try:
-            async for item in self._inner.drive(chunks):
-                self.outputs.append(item)
-                yield item
-        except Exception as exc:
-            self.raised = f"{type(exc).__name__}: {exc}"
-            raise
-
-
-def _recorder(instance: Any) -> _Recorder:
-    drive: Callable[..., Any] | None = getattr(instance, "drive", None)
-    if drive is not None and inspect.isasyncgenfunction(drive):
-        return _AsyncRecorder(instance)
-    return _SyncRecorder(instance)
 
 
 def replay_direct(

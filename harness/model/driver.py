@@ -220,6 +220,41 @@ class Refusal:
 DriverOutput = TextOut | ToolCallOut | TurnEnd | Refusal
 
 
+@dataclass(frozen=True, slots=True)
+class DriverObservation:
+    """What a driver emitted in one replay: its outputs, each with the number of reads it had
+    made when it came, how many reads it made in all, and what it raised (None if nothing)."""
+
+    dialect: str
+    outputs: tuple[DriverOutput, ...]
+    reads: tuple[int, ...]
+    total_reads: int
+    raised: str | None = None
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain data in a stable order, for snapshots: runs of text joined, each tool call with
+        its arguments as emitted, the turn end or refusal, and the error if the driver raised.
+        Read counts are left out: they depend on how the stream was cut, not on the driver."""
+        emitted: list[dict[str, Any]] = []
+        for output in self.outputs:
+            if isinstance(output, TextOut):
+                if emitted and "text" in emitted[-1]:
+                    emitted[-1]["text"] += output.text
+                else:
+                    emitted.append({"text": output.text})
+            elif isinstance(output, ToolCallOut):
+                call = {"id": output.id, "name": output.name, "arguments": output.arguments}
+                emitted.append({"tool_call": call | {"valid": output.valid}})
+            elif isinstance(output, TurnEnd):
+                emitted.append({"turn_end": output.stop_reason})
+            else:
+                emitted.append({"refusal": output.reason})
+        data: dict[str, Any] = {"dialect": self.dialect, "emitted": emitted}
+        if self.raised is not None:
+            data["raised"] = self.raised
+        return data
+
+
 class MalformedOutput(ValueError):
     pass
 

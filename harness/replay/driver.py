@@ -22,6 +22,7 @@ from typing import Any
 from harness._errors import AdapterError
 from harness.codecs import Codec, dialects
 from harness.model.driver import (
+    DriverObservation,
     DriverOutput,
     MalformedOutput,
     Read,
@@ -120,7 +121,7 @@ class DriverReplay:
         self.rules = list(rules)
         self.codecs = dialects() if codecs is None else codecs
         self.found: dict[tuple[str, int, str], Violation] = {}
-        self.observation = None
+        self.observation: DriverObservation | None = None
         self._chunks: tuple[WireChunk, ...] | None = None
 
     @property
@@ -220,6 +221,13 @@ class DriverReplay:
             source.cancelled,
             contract,
             bool(getattr(codec, "stream_outlives_turn", False)),
+        )
+        self.observation = DriverObservation(
+            codec.name,
+            tuple(output for output, _ in outputs),
+            tuple(reads for _, reads in outputs),
+            source.reads,
+            raised,
         )
         context = DriverCheck(run)
         for rule in self.rules:

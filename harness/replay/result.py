@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from harness.model.driver import DriverObservation
 from harness.model.observation import Observation
 from harness.rules.registry import Violation
 from harness.scenario import Scenario
@@ -21,8 +22,9 @@ class ScenarioResult:
     error: str | None = None
     skip_reason: str | None = None
     seconds: float = 0.0
-    #: what the consumer showed at the end (None if the replay did not get that far)
-    observation: Observation | None = None
+    #: what the consumer showed at the end, or what a driver emitted (None if the replay did
+    #: not get that far, or for the history layer)
+    observation: Observation | DriverObservation | None = None
     #: the rules that were checked
     rules_checked: tuple[str, ...] = ()
     #: for a skip because the adapter lacks the scenario's layer: the layers it implements

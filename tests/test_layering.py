@@ -32,8 +32,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.matrix",
         "harness.explore",
         "harness.coverage",
+        "harness.convert",
     ),
-    ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
+    (
+        "harness.cli",
+        "harness.pytest_plugin",
+        "harness.pytest_recordings",
+        "harness.__main__",
+        "harness",
+    ),
 )
 
 

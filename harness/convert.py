@@ -323,10 +323,7 @@ def _canonical_view(turn: tuple[dv.TurnEvent, ...], facts: dv.TurnFacts) -> list
             f"#   {who} {call.name} id={json.dumps(call.id)} "
             f"arguments={json.dumps(call.arguments, ensure_ascii=False)} ({verdict})"
         )
-    if facts.ended:
-        lines.append(f"#   turn end: {facts.final_reason}")
-    else:
-        lines.append("#   no turn end: the stream stops while the turn goes on")
+    lines.append(f"#   turn end: {facts.final_reason}")
     return lines
 
 

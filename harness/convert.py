@@ -76,6 +76,8 @@ def convert(
     if id is not None and not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", id):
         raise UsageError(f"--id {id!r}: use lowercase letters, digits, '.', '_' or '-'")
     responses = recorded_responses(path)
+    if not responses:
+        raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
     chosen = _choose(responses, interaction, dialect)
     used = dialect or chosen.dialect
     assert used is not None  # _choose takes only a response with a dialect, or one is given

@@ -251,6 +251,9 @@ def test_bad_input_is_exit_2_with_a_located_message(
         f'data: {json.dumps(CHUNK)}\n\ndata: {{"error": {{"message": "overloaded"}}}}\n\n'
     )
     cases["rejected by the decoder"] = (error, f"{error}:3: error: the stream reports an error")
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("version: 1\ninteractions: []\n")
+    cases["no interaction"] = (empty, f"{empty}:1: error: the cassette holds no interaction")
     for name, (path, expected) in cases.items():
         code, out, err = run_cli(capsys, "convert", str(path), "-o", "-")
         assert (code, out) == (2, ""), name

@@ -211,5 +211,10 @@ def test_the_command_line_option_and_streams_in_another_dialect(
         ]
     )
     assert "anthropic" not in result.stdout.str()
+    # a recording that cannot be read is an item failing with where and why
+    (other / "broken.yaml").write_text("version: 1\ninteractions: [\n")
+    broken = driver_project.runpytest("--harness-recordings=more", "-k", "broken")
+    broken.assert_outcomes(failed=1)
+    broken.stdout.fnmatch_lines(["*harness: *broken.yaml:3: not valid YAML*"])
     bad = driver_project.runpytest("--harness-recordings=nowhere")
     bad.stderr.fnmatch_lines(["*harness_recordings: nowhere is not a folder*"])

@@ -201,6 +201,27 @@ def build_parser() -> argparse.ArgumentParser:
     check_history.add_argument(
         "--repair", action="store_true", help="print the repaired history as JSON (same shape)"
     )
+    convert = sub.add_parser(
+        "convert", help="a recording (cassette or raw body) as an editable driver scenario"
+    )
+    convert.add_argument("recording", metavar="RECORDING", help="a vcrpy cassette or a raw body")
+    convert.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="SCENARIO.yaml",
+        help="where to write it; - for stdout",
+    )
+    convert.add_argument(
+        "--interaction",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the cassette's interaction to convert (default: the first stream)",
+    )
+    convert.add_argument("--dialect", default=None, help="decode as this dialect")
+    convert.add_argument("--id", default=None, help="the scenario's id (default: the file's name)")
+    convert.add_argument("--force", action="store_true", help="overwrite an existing file")
     return parser
 
 
@@ -480,6 +501,29 @@ def cmd_check_history(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from harness.convert import convert
+
+    out = None if args.out == "-" else Path(args.out)
+    if out is not None and out.exists() and not args.force:
+        raise UsageError(f"{out} exists; pass --force to overwrite it")
+    conversion = convert(
+        args.recording, interaction=args.interaction, dialect=args.dialect, id=args.id
+    )
+    if out is None:
+        print(conversion.text, end="")
+    else:
+        try:
+            out.write_text(conversion.text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    where = "stdout" if out is None else str(out)
+    print(f"{conversion.note()}\nwritten to {where}", file=sys.stderr)
+    return EXIT_OK
+
+
 _COMMANDS = {
     "run": cmd_run,
     "validate": cmd_validate,
@@ -492,6 +536,7 @@ _COMMANDS = {
     "matrix": cmd_matrix,
     "check-history": cmd_check_history,
     "serve": cmd_serve,
+    "convert": cmd_convert,
 }
 
 

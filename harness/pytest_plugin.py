@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from harness import pytest_recordings
 from harness._errors import ConformanceFailure, ScenarioError, UsageError
 
 #: the node id under which the built-in library's scenarios are collected
@@ -119,6 +120,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
     )
     parser.addini("harness_timeout", "time limit in seconds for one adapter call", default="10")
+    pytest_recordings.add_options(parser, group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -168,6 +170,7 @@ def pytest_collection_modifyitems(
             relative = path.relative_to(folder).as_posix()
             node = ScenarioFile.from_parent(session, path=path, nodeid=f"{prefix}/{relative}")
             added.extend(session.genitems(node))
+    added.extend(pytest_recordings.collect(session, config))
     if config.getoption("harness_explore"):
         names = config.getoption("harness_adapter") or [None]
         for name in names:

@@ -34,8 +34,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.coverage",
         "harness.serve",
         "harness.wirereplay",
+        "harness.convert",
     ),
-    ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
+    (
+        "harness.cli",
+        "harness.pytest_plugin",
+        "harness.pytest_recordings",
+        "harness.__main__",
+        "harness",
+    ),
 )
 
 

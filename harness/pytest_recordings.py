@@ -11,8 +11,7 @@ driver's output is a YAML diff; ``--snapshot-update`` accepts it.
 from __future__ import annotations
 
 import difflib
-import inspect
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -170,32 +169,6 @@ def _replay(request: pytest.FixtureRequest) -> None:
 # -- what a driver did with a recorded stream ------------------------------------------------------
 
 
-def recorded_scenario(stream: RecordedResponse) -> Any:
-    """The stream as a driver scenario: read from the recording itself (so a violation points
-    into it), or, for JSON lines, from the SSE-framed body the dialect's decoder reads."""
-    from harness.scenario.loader import parse_document
-
-    path = Path(stream.path).resolve()
-    wire: dict[str, Any] = {"dialect": stream.dialect}
-    if stream.framing == "jsonl":
-        wire["body"] = stream.body
-    elif stream.interaction is None:
-        wire["file"] = str(path)
-    else:
-        wire["cassette"] = str(path)
-        wire["interaction"] = stream.interaction
-    document = {
-        "id": "recording",
-        "title": f"the recorded stream {stream.label}",
-        "description": "a recorded stream replayed as it was recorded",
-        "source": stream.label,
-        "layer": "driver",
-        "tags": ["recorded"],
-        "wire": wire,
-    }
-    return parse_document(document, stream.path)
-
-
 def driver_outcome(
     stream: RecordedResponse,
     adapter: Any,
@@ -210,53 +183,21 @@ def driver_outcome(
 
     An id the recording does not carry (one the driver made up) is shown as ``(made up)``, so
     a driver that draws random ids still has a stable snapshot."""
-    from harness.adapters.registry import AdapterInfo
-    from harness.model.driver import Refusal, TextOut, ToolCallOut, TurnEnd, coerce_output
+    from harness.model.driver import DriverObservation
     from harness.replay import DEFAULT_TIMEOUT, replay
+    from harness.scenario import recorded_scenario
 
-    made: list[_Recorder] = []
-
-    def factory() -> object:
-        instance = adapter.factory()
-        drive = getattr(instance, "drive", None)
-        recorder = (_AsyncRecorder if inspect.isasyncgenfunction(drive) else _Recorder)(instance)
-        made.append(recorder)
-        return recorder
-
-    wrapped = AdapterInfo(adapter.name, adapter.layer, adapter.kind, factory, adapter.bug)
-    result = replay(recorded_scenario(stream), wrapped, timeout=timeout or DEFAULT_TIMEOUT)
+    result = replay(recorded_scenario(stream), adapter, timeout=timeout or DEFAULT_TIMEOUT)
     if result.status == "skip":
         if result.adapter_layers is not None:
             raise UsageError(f"{adapter.name}: {result.skip_reason}")
         return None
-    emitted: list[dict[str, Any]] = []
-    for position, item in enumerate(made[-1].outputs if made else ()):
-        try:
-            output = coerce_output(item, position)
-        except ValueError:
-            emitted.append({"malformed": repr(item)})
-            continue
-        if isinstance(output, TextOut):
-            if emitted and "text" in emitted[-1]:
-                emitted[-1]["text"] += output.text
-            else:
-                emitted.append({"text": output.text})
-        elif isinstance(output, ToolCallOut):
-            call_id = output.id if output.id in stream.body else "(made up)"
-            emitted.append(
-                {
-                    "tool_call": {
-                        "name": output.name,
-                        "id": call_id,
-                        "arguments": output.arguments,
-                        "valid": output.valid,
-                    }
-                }
-            )
-        elif isinstance(output, TurnEnd):
-            emitted.append({"turn_end": output.stop_reason})
-        elif isinstance(output, Refusal):
-            emitted.append({"refusal": output.reason})
+    observation = result.observation
+    emitted = observation.to_data()["emitted"] if isinstance(observation, DriverObservation) else []
+    for entry in emitted:
+        call = entry.get("tool_call")
+        if call is not None and call["id"] not in stream.body:
+            call["id"] = "(made up)"
     outcome: dict[str, Any] = {
         "recording": label or stream.label,
         "dialect": stream.dialect,
@@ -273,27 +214,4 @@ def driver_outcome(
     return outcome
 
 
-class _Recorder:
-    """The user's adapter, unchanged, with what its ``drive`` yields kept (sync drivers)."""
-
-    def __init__(self, inner: object) -> None:
-        self._inner = inner
-        self.outputs: list[object] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def drive(self, chunks: Any) -> Iterator[object]:
-        for item in self._inner.drive(chunks):  # type: ignore[attr-defined]
-            self.outputs.append(item)
-            yield item
-
-
-class _AsyncRecorder(_Recorder):
-    async def drive(self, chunks: Any) -> AsyncIterator[object]:  # type: ignore[override]
-        async for item in self._inner.drive(chunks):  # type: ignore[attr-defined]
-            self.outputs.append(item)
-            yield item
-
-
-__all__ = ["driver_outcome", "recorded_scenario"]
+__all__ = ["driver_outcome"]

@@ -44,10 +44,8 @@ from harness.model.driver import (
     TurnEnd,
 )
 from harness.replay import replay
-from harness.scenario import DriverScenario
-from harness.scenario.types import Recording
+from harness.scenario import recorded_scenario
 from harness.wire.recordings import RecordedResponse, recorded_responses
-from harness.wire.sse import split_sse
 
 # -- what both ways give ---------------------------------------------------------------------------
 
@@ -358,24 +356,7 @@ class DirectReplay:
         name = f"driver-{dialect}-reference" if adapter is None else adapter
         self.info = resolve_adapter(name) if isinstance(name, str) else name
         self.response = response
-        source = response.source
-        self.scenario = DriverScenario(
-            id=f"replay-{os.path.basename(response.path)}",
-            title=f"{response.label} replayed",
-            description="A recorded response replayed as it arrived.",
-            source=response.label,
-            layer="driver",
-            tags=(),
-            rules=(),
-            disable_rules=(),
-            seed=0,
-            path=response.path,
-            line=response.line,
-            turn=tuple(codec.decode(response.body, source=source)),
-            dialects=(dialect,),
-            raw_wire=split_sse(response.body, source=source),
-            recording=Recording(source),
-        )
+        self.scenario = recorded_scenario(response)
 
     def run(self) -> Replayed:
         result = replay(self.scenario, self.info)

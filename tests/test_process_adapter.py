@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.model.observation import Observation
 from harness.replay import replay
 from harness.replay.result import ScenarioResult
 from harness.scenario import Scenario, SessionScenario, load_all
@@ -99,7 +100,8 @@ def test_js_consumer_passes_library_scenario(scenario: Scenario):
     # (messages, attachments, streams, notifications and message-updated notices) is the check
     # that the JS port did not pass by luck.
     reference = replay(scenario, "session-reference")
-    assert reference.status == "pass" and reference.observation is not None
+    assert reference.status == "pass" and isinstance(reference.observation, Observation)
+    assert isinstance(result.observation, Observation)
     assert result.observation.to_data() == reference.observation.to_data()
     assert result.observation.transcript.updates == reference.observation.transcript.updates
 

@@ -13,11 +13,10 @@ from typing import Any
 import pytest
 import yaml
 
-from harness import UsageError
+from harness import ScenarioError, UsageError
 from harness.cli import main
 from harness.codecs import dialects
 from harness.model.driver import turn_facts
-from harness.wire import WireError
 from harness.wire.recordings import RecordedResponse, recorded_streams
 from harness.wirereplay import (
     SDKS,
@@ -187,7 +186,7 @@ def test_every_explained_recording_exists() -> None:
 
 def test_a_stream_reporting_an_error_is_refused_directly() -> None:
     path = REAL / "pydantic-ai" / "test_tool_use_failed_error_streaming.yaml"
-    with pytest.raises(WireError, match="the stream reports an error"):
+    with pytest.raises(ScenarioError, match=r"response body:201: the stream reports an error"):
         replay_direct(path, 0)
 
 

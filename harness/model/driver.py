@@ -243,7 +243,7 @@ class DriverObservation:
                 else:
                     emitted.append({"text": output.text})
             elif isinstance(output, ToolCallOut):
-                call = {"id": output.id, "name": output.name, "arguments": output.arguments}
+                call = {"name": output.name, "id": output.id, "arguments": output.arguments}
                 emitted.append({"tool_call": call | {"valid": output.valid}})
             elif isinstance(output, TurnEnd):
                 emitted.append({"turn_end": output.stop_reason})

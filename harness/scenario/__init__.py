@@ -7,7 +7,14 @@
 """
 
 from harness.scenario.generators import MAX_EVENTS
-from harness.scenario.loader import LAYERS, discover, load_all, load_scenario, parse_scenario
+from harness.scenario.loader import (
+    LAYERS,
+    discover,
+    load_all,
+    load_scenario,
+    parse_scenario,
+    recorded_scenario,
+)
 from harness.scenario.types import (
     DriverScenario,
     Expectation,
@@ -30,4 +37,5 @@ __all__ = [
     "load_all",
     "load_scenario",
     "parse_scenario",
+    "recorded_scenario",
 ]

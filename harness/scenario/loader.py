@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness._errors import Problem, ScenarioError
 from harness._yaml import load_yaml, located
@@ -18,7 +18,10 @@ from harness.scenario.driver_steps import DRIVER_STEPS
 from harness.scenario.reader import StepReader
 from harness.scenario.session import SESSION_KEYS, read_session_scenario
 from harness.scenario.session_steps import SESSION_STEPS
-from harness.scenario.types import Scenario, ScenarioHeader
+from harness.scenario.types import DriverScenario, Scenario, ScenarioHeader
+
+if TYPE_CHECKING:
+    from harness.wire.recordings import RecordedResponse
 
 LAYERS = ("session", "driver", "history")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -77,6 +80,33 @@ def parse_document(document: Mapping[str, Any], path: str) -> Scenario:
         scenario = None
     if problems or scenario is None:
         raise ScenarioError(problems)
+    return scenario
+
+
+def recorded_scenario(response: RecordedResponse) -> DriverScenario:
+    """A recorded stream (``harness.wire.recordings``) as a driver scenario, read through the
+    ``wire:`` loader from the recording itself, so that a violation points into it; JSON lines
+    come inline in the SSE framing the dialect's decoder reads."""
+    path = Path(response.path).resolve()
+    wire: dict[str, Any] = {"dialect": response.dialect}
+    if response.framing == "jsonl":
+        wire["body"] = response.body
+    elif response.interaction is None:
+        wire["file"] = str(path)
+    else:
+        wire["cassette"] = str(path)
+        wire["interaction"] = response.interaction
+    document = {
+        "id": "recording",
+        "title": f"the recorded stream {response.label}",
+        "description": "a recorded stream replayed as it was recorded",
+        "source": response.label,
+        "layer": "driver",
+        "tags": ["recorded"],
+        "wire": wire,
+    }
+    scenario = parse_document(document, response.path)
+    assert isinstance(scenario, DriverScenario)  # layer: driver
     return scenario
 
 

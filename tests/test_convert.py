@@ -34,15 +34,7 @@ FINDINGS: dict[tuple[str, int | None], pytest.MarkDecorator] = {
     ),
 }
 #: converted fine, but the reference drivers fail a rule on them (see the reason)
-REFERENCE_FINDINGS: dict[tuple[str, int | None], pytest.MarkDecorator] = {
-    ("vercel-ai/google-stream-tool-call-arguments.chunks.txt", None): pytest.mark.xfail(
-        strict=True,
-        reason="the two getWeather calls carry no id (Gemini sends none), and the driver rules "
-        "tell calls apart by id: the reference emits both calls correctly, once each, but "
-        "emit-once-early counts one call emitted twice (a limit of rules/driver.py, not of "
-        "the reference or the decoder)",
-    ),
-}
+REFERENCE_FINDINGS: dict[tuple[str, int | None], pytest.MarkDecorator] = {}
 
 
 def _streams() -> list[RecordedResponse]:

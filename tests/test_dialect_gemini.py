@@ -30,10 +30,11 @@ from harness.codecs.gemini import (
     parse_json_path,
 )
 from harness.model import driver as dv
-from harness.model.driver import TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
 from harness.replay import replay
-from harness.scenario import DriverScenario
+from harness.scenario import DriverScenario, recorded_scenario
 from harness.wire import WireError, parse_json_array_stream, parse_jsonl, parse_sse, read_cassette
+from harness.wire.recordings import recorded_streams
 from tests.scenarios_for_tests import load_driver, parse_driver
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -612,6 +613,55 @@ def test_vertex_streamed_function_call_arguments() -> None:
         assert calls_of(outputs) == VERCEL_CALLS
         assert ends_of(outputs) == ["tool_use"]
         assert not feed.overread
+
+
+class _Edited(GeminiDriver):
+    """The reference, each tool call it emits edited as it goes: ``edit(call, k)`` gives the
+    calls to emit instead of the k-th one."""
+
+    edit: Any = staticmethod(lambda call, k: [call])
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        calls = 0
+        for output in super().drive(chunks):
+            if isinstance(output, ToolCallOut):
+                yield from self.edit(output, calls)
+                calls += 1
+            else:
+                yield output
+
+
+def _edited(edit: Any) -> AdapterInfo:
+    driver = type("Edited", (_Edited,), {"edit": staticmethod(edit)})
+    return AdapterInfo("driver-gemini-sse-edited", "driver", "mutant", driver)
+
+
+def test_calls_without_ids_are_told_apart_by_their_order_name_and_arguments() -> None:
+    """Gemini gives these two calls no id; a driver that emits both once each passes, with ids
+    of its own too, and one that loses, repeats or garbles one is caught on that call."""
+    (stream,) = recorded_streams(VERCEL)
+    scenario = recorded_scenario(stream)
+    for name in ("driver-gemini-sse-reference", "driver-gemini-sse-bytes-reference"):
+        assert replay(scenario, name).status == "pass"
+    made_up = _edited(lambda call, k: [dataclasses.replace(call, id=f"call-{k}")])
+    assert replay(scenario, made_up).status == "pass"
+    boston = VERCEL_CALLS[0][2]
+    cases = {
+        "second lost": (lambda call, k: [call] if k == 0 else [], "'#2' (getWeather)"),
+        "first twice": (lambda call, k: [call, call] if k == 0 else [call], "'#1'"),
+        "second with the first's arguments": (
+            lambda call, k: [call if k == 0 else dataclasses.replace(call, arguments=boston)],
+            "'#2'",
+        ),
+        "second renamed": (
+            lambda call, k: [call if k == 0 else dataclasses.replace(call, name="getTime")],
+            "'#2'",
+        ),
+    }
+    for what, (edit, said) in cases.items():
+        result = replay(scenario, _edited(edit))
+        messages = [f"{v.rule}: {v.message}" for v in result.violations]
+        assert result.status == "fail" and any(said in m for m in messages), (what, messages)
 
 
 # -- scenarios through the replay -----------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from harness.model.driver import (
@@ -63,8 +63,49 @@ class DriverRun:
     stream_outlives_turn: bool = False
 
 
+def _without_missing_ids(run: DriverRun) -> DriverRun:
+    """The run with a name for every call the stream gives no id (Gemini gives most calls none):
+    ``#k``, the turn's k-th call; the driver's calls whose ids the stream does not know are
+    matched to those by name and arguments, in the order emitted, and renamed alike, so the
+    rules can tell the calls apart. A run where every call has an id is returned as it is."""
+    calls = run.facts.calls
+    if all(call.id for call in calls):
+        return run
+    named = tuple(
+        call if call.id else replace(call, id=f"#{number}")
+        for number, call in enumerate(calls, start=1)
+    )
+    known = {call.id for call in calls if call.id}
+    open_ = [call for call in named if call.id not in known]
+    taken: set[str] = set()
+
+    def match(out: ToolCallOut) -> str | None:
+        same = [c for c in open_ if c.name == out.name]
+        alike = [c for c in same if same_arguments(out.arguments, c.arguments)]
+        for pick in (
+            [c for c in alike if c.id not in taken],  # the call it is
+            alike,  # the same call again
+            [c for c in same if c.id not in taken],  # the call, with other arguments
+            [c for c in reversed(same) if c.id in taken],  # the call again, with others
+            [c for c in open_ if c.id not in taken],  # some call, with another name
+        ):
+            if pick:
+                taken.add(pick[0].id)
+                return pick[0].id
+        return None
+
+    outputs = []
+    for output, reads in run.outputs:
+        if isinstance(output, ToolCallOut) and output.id not in known:
+            key = match(output)
+            output = output if key is None else replace(output, id=key)
+        outputs.append((output, reads))
+    return replace(run, facts=replace(run.facts, calls=named), outputs=tuple(outputs))
+
+
 class DriverCheck:
     def __init__(self, run: DriverRun) -> None:
+        run = _without_missing_ids(run)
         self.run = run
         self.facts = run.facts
         #: the input is corrupt: a call whose arguments do not parse although its block stopped

@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.matrix",
         "harness.explore",
         "harness.coverage",
+        "harness.record",
     ),
     ("harness.cli", "harness.pytest_plugin", "harness.__main__", "harness"),
 )

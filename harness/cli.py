@@ -392,10 +392,11 @@ def cmd_record(args: argparse.Namespace) -> int:
     output, script = args.output, args.script
     if not os.path.isfile(script):
         raise UsageError(f"no script at {script}")
-    folder = os.path.dirname(os.path.abspath(output))
-    existing = folder
-    while not os.path.isdir(existing):
+    existing = os.path.dirname(os.path.abspath(output))
+    while not os.path.exists(existing):
         existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise UsageError(f"cannot write the cassette {output}: {existing} is not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise UsageError(f"cannot write the cassette {output}: {existing} is not writable")
     if args.record_mode == "none" and not os.path.isfile(output):

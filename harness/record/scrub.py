@@ -224,8 +224,8 @@ class SecretRefused(HarnessError):
             f"{path}: not written: {len(self.findings)} key-like string(s) remain after "
             f"scrubbing:\n{listed}"
             + (f"\n  ... and {more} more" if more > 0 else "")
-            + "\nScrub them (--scrub-header NAME, a filter) or, if they are not secrets, "
-            "record with a narrower setup."
+            + "\nScrub them before the cassette is written (--scrub-header NAME, or a filter "
+            "for a body) and record again."
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -129,7 +130,7 @@ def test_events_must_be_a_list(tmp_path: Path) -> None:
         read_cassette(path)
 
 
-def _cassette(body: object, content_type: str) -> dict[str, object]:
+def _cassette(body: object, content_type: str) -> dict[str, Any]:
     return {
         "version": 1,
         "interactions": [

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from vcr.request import Request
+from vcr.request import Request  # type: ignore[import-untyped]
 
 from harness._errors import UsageError
 from harness.record import PLACEHOLDER, Scrubber, SecretRefused, serializer

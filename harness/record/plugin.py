@@ -60,6 +60,18 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # pytest-recording's autouse ``vcr`` fixture needs a module (its cassette folder is
+    # module-scoped); items collected from YAML scenarios have none, and record nothing
+    for item in items:
+        names = getattr(item, "fixturenames", None)
+        if names is None or "vcr" not in names or item.getparent(pytest.Module) is not None:
+            continue
+        for name in ("vcr", "vcr_cassette_dir"):
+            if name in names:
+                names.remove(name)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_recording_configure(config: pytest.Config, vcr: Any) -> None:
     """pytest-recording's hook: its VCR learns the ``harness`` serializer."""

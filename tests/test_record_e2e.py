@@ -3,6 +3,7 @@ httpx / httpx2 clients against a loopback server, with secrets planted everywher
 
 from __future__ import annotations
 
+import gzip
 import os
 import subprocess
 import sys
@@ -150,6 +151,23 @@ def test_a_secret_echoed_in_the_response_refuses_the_cassette(
     assert list(tmp_path.iterdir()) == []
     # vcrpy's patches are gone: the server answers directly
     assert plain_run("httpx")(url)[0] == 200
+
+
+def test_a_compressed_stream_is_stored_decompressed_as_events(
+    loopback_stream: Any, tmp_path: Path
+) -> None:
+    url = loopback_stream(
+        gzip.compress(OPENAI_BODY), "text/event-stream", {"Content-Encoding": "gzip"}
+    )
+    cassette = tmp_path / "gzip.yaml"
+    with recording(cassette):
+        live = openai_run(url)
+    text = cassette.read_text(encoding="utf-8")
+    assert "!!binary" not in text and "events:" in text
+    assert read_cassette(cassette)[0].response_body.encode() == OPENAI_BODY
+    loopback_stream.stop()
+    with recording(cassette, mode="none"):
+        assert openai_run(url) == live
 
 
 def test_nothing_is_written_when_the_block_raises(loopback_stream: Any, tmp_path: Path) -> None:

@@ -206,10 +206,10 @@ class Finding:
     masked: str
 
     def __str__(self) -> str:
-        return (
-            f"interactions[{self.interaction}] {self.part}, offset {self.offset}: "
-            f"{self.pattern} ({self.masked})"
+        where = (
+            self.part if self.interaction < 0 else f"interactions[{self.interaction}] {self.part}"
         )
+        return f"{where}, offset {self.offset}: {self.pattern} ({self.masked})"
 
 
 class SecretRefused(HarnessError):

@@ -7,6 +7,9 @@ HarnessError
  |                         line (raised by harness.wire and the codecs; exit code 2)
  +-- HistoryFormatError    (also a ValueError) a message list in neither provider shape, or a
  |                         malformed message in it (harness.history)
+ +-- SecretRefused         a recorded cassette still held key-like strings after scrubbing, so
+ |                         nothing was written; carries where (harness.record; exit code 2)
+ +-- CassetteNotWritten    a recorded cassette could not be written (harness.record; exit code 2)
  +-- AdapterError          the adapter under test misbehaved: raised or returned garbage;
  |    |                    carries the event index; a replay reports it as an "error" result
  |    +-- Hung             it stopped making progress for longer than the time limit
@@ -25,6 +28,9 @@ Invalid (harness.scenario._fields), _DuplicateKey (harness._yaml)
 MalformedObservation, MalformedOutput (harness.model, ValueErrors)
                           internal: what the adapter returned or emitted has the wrong shape;
                           the replay turns them into an AdapterError
+ScriptRaised (harness.record.script)
+                          internal: the script `harness record` ran raised; its traceback is
+                          printed already
 ScenarioCollectError (harness.pytest_plugin)
                           internal: shows a ScenarioError as a pytest collection error
 StreamError (harness.adapters.driver.gemini, a ValueError),

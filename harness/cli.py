@@ -190,6 +190,36 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=0, help="0 (the default): a free port")
     serve.add_argument("--host", default="127.0.0.1")
 
+    record = sub.add_parser(
+        "record",
+        help="run a Python script with its HTTP traffic recorded into a scrubbed cassette",
+    )
+    record.add_argument(
+        "-o", "--output", required=True, metavar="CASSETTE.yaml", help="the cassette to write"
+    )
+    record.add_argument(
+        "--record-mode",
+        default="once",
+        choices=("once", "new_episodes", "all", "none"),
+        help="vcrpy's record mode (default once; none replays without touching the network)",
+    )
+    record.add_argument(
+        "--secret-pattern",
+        action="append",
+        default=[],
+        metavar="RE",
+        help="also refuse (and scrub from request bodies) what this regex matches; repeatable",
+    )
+    record.add_argument(
+        "--scrub-header",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also scrub this request and response header; repeatable",
+    )
+    record.add_argument("script", metavar="SCRIPT.py", help="the script to run, as python would")
+    record.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="its arguments")
+
     check_history = sub.add_parser(
         "check-history", help="check tool_use/tool_result pairing in a stored history (JSON)"
     )
@@ -459,6 +489,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass  # Ctrl-C or SIGTERM: the way to stop serving
     return EXIT_OK
+def cmd_record(args: argparse.Namespace) -> int:
+    from harness.record import CassetteNotWritten, Scrubber, SecretRefused, recording
+    from harness.record.script import ScriptRaised, run_script
+
+    output, script = args.output, args.script
+    if not os.path.isfile(script):
+        raise UsageError(f"no script at {script}")
+    existing = os.path.dirname(os.path.abspath(output))
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise UsageError(f"cannot write the cassette {output}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write the cassette {output}: {existing} is not writable")
+    if args.record_mode == "none" and not os.path.isfile(output):
+        raise UsageError(f"--record-mode none replays a cassette, and there is none at {output}")
+    Scrubber(args.secret_pattern)  # a bad pattern is a usage error before the script runs
+    try:
+        with recording(
+            output,
+            mode=args.record_mode,
+            patterns=args.secret_pattern,
+            scrub_headers=args.scrub_header,
+        ):
+            code = run_script(script, args.args)
+    except ScriptRaised as exc:
+        print(f"harness: {exc}; the cassette {output} was not written", file=sys.stderr)
+        return EXIT_FAILED
+    except (SecretRefused, CassetteNotWritten) as exc:
+        print(f"harness: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return code
 
 
 def cmd_check_history(args: argparse.Namespace) -> int:
@@ -537,6 +599,7 @@ _COMMANDS = {
     "check-history": cmd_check_history,
     "serve": cmd_serve,
     "convert": cmd_convert,
+    "record": cmd_record,
 }
 
 

@@ -25,6 +25,9 @@ from harness._errors import ConformanceFailure, ScenarioError, UsageError
 #: the node id under which the built-in library's scenarios are collected
 LIBRARY_NODE = "harness-library"
 
+#: recording provider traffic (the harness_record marker, --record-mode)
+pytest_plugins = ["harness.record.plugin"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("harness", "streaming consumer conformance harness")

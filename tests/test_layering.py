@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.serve",
         "harness.wirereplay",
         "harness.convert",
+        "harness.record",
     ),
     (
         "harness.cli",

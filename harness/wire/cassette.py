@@ -1,4 +1,5 @@
-"""Reading vcrpy ``version: 1`` cassettes, stock or in pydantic-ai's flavour, into interactions.
+"""Reading vcrpy ``version: 1`` cassettes, stock, in pydantic-ai's flavour or with streamed
+bodies as events (the harness's own), into interactions.
 
 >>> from harness.wire import read_cassette
 >>> interactions = read_cassette("cassettes/real-traffic/llm-gemini/test_tools.yaml")
@@ -66,8 +67,9 @@ class Interaction:
 def read_cassette(path: str | os.PathLike[str]) -> tuple[Interaction, ...]:
     """Every interaction of a vcrpy cassette; any problem is a ``WireError`` with file and line.
 
-    Reads the stock format (bodies as strings, or ``!!binary`` and gzip-compressed) and
-    pydantic-ai's flavour (``parsed_body:`` holding the JSON body as YAML).
+    Reads the stock format (bodies as strings, or ``!!binary`` and gzip-compressed),
+    pydantic-ai's flavour (``parsed_body:`` holding the JSON body as YAML) and the harness's
+    own (``body: {events: [...]}``, a streamed body as its events; ``harness.record``).
     """
     source = os.fspath(path)
     try:
@@ -82,6 +84,7 @@ def read_cassette(path: str | os.PathLike[str]) -> tuple[Interaction, ...]:
     root, data = _load_yaml(text, source)
     places = _check_shape(root, data, source)
     _restore_parsed_bodies(data, places, source)
+    _join_events(data)
     requests, responses = _vcrpy_deserialize(text, data, source)
     return tuple(
         _interaction(index, request, response, cassette_entry, place, source)
@@ -265,9 +268,7 @@ def _check_shape(root: yaml.Node, data: Any, source: str) -> list[_Place]:
         if "body" in response and not (
             isinstance(response["body"], dict) and "string" in response["body"]
         ):
-            raise WireError(
-                source, _line(response_body), f"{where} response `body:` must have a `string:`"
-            )
+            _check_events(response["body"], response_body, f"{where} response", source)
         places.append(
             _Place(
                 _line(item),
@@ -278,6 +279,25 @@ def _check_shape(root: yaml.Node, data: Any, source: str) -> list[_Place]:
             )
         )
     return places
+
+
+def _check_events(body: Any, node: yaml.Node, where: str, source: str) -> None:
+    """A streamed body in the ``harness`` format: ``events:``, a list of strings to join."""
+    events = _child(node, "events") if isinstance(node, yaml.MappingNode) else None
+    if not isinstance(body, dict) or events is None or len(body) != 1:
+        raise WireError(
+            source, _line(node), f"{where} `body:` must have a `string:` (or a list of `events:`)"
+        )
+    if not isinstance(events, yaml.SequenceNode) or not isinstance(body["events"], list):
+        raise WireError(source, _line(events), f"{where} `events:` must be a list of strings")
+    for position, (item, value) in enumerate(zip(events.value, body["events"], strict=True)):
+        if not isinstance(value, str):
+            raise WireError(
+                source,
+                _line(item),
+                f"{where} `events[{position}]` must be a string (one event of the body), not "
+                f"{type(value).__name__}",
+            )
 
 
 def _check_keys(
@@ -329,6 +349,14 @@ def _restore_parsed_bodies(data: dict[str, Any], places: list[_Place], source: s
                     f"interactions[{index}] {kind} `parsed_body:` is not JSON data: {reason}",
                 ) from None
             part["body"] = {"string": body} if kind == "response" else body
+
+
+def _join_events(data: dict[str, Any]) -> None:
+    """The ``harness`` format's reading step (``_check_events`` saw the items are strings)."""
+    for entry in data["interactions"]:
+        body = entry["response"]["body"]
+        if isinstance(body, dict) and "events" in body:
+            entry["response"]["body"] = {"string": "".join(body["events"])}
 
 
 def _vcrpy_deserialize(text: str, data: Any, source: str) -> tuple[list[Any], list[Any]]:

@@ -489,6 +489,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass  # Ctrl-C or SIGTERM: the way to stop serving
     return EXIT_OK
+
+
 def cmd_record(args: argparse.Namespace) -> int:
     from harness.record import CassetteNotWritten, Scrubber, SecretRefused, recording
     from harness.record.script import ScriptRaised, run_script

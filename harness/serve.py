@@ -46,8 +46,8 @@ from harness.wire import (
     parse_jsonl,
     parse_sse,
     read_cassette,
-    split_sse,
 )
+from harness.wire.recordings import Framing, event_pieces, framing_of, framing_of_text
 
 __all__ = [
     "Cut",
@@ -386,8 +386,8 @@ def _cassette_program(path: str) -> _Program:
 
 def _recorded(interaction: Interaction) -> _Response:
     body, source = interaction.response_body, interaction.response_source
-    media = next(iter(interaction.header("content-type")), "")
-    framing = _framing(media, interaction.request_uri, body)
+    media = ",".join(interaction.header("content-type"))
+    framing = framing_of(media, body, interaction.request_uri)
     pieces = _frame(body, framing, source) if framing else ((body,) if body else ())
     headers = tuple(
         (name, value)
@@ -399,25 +399,7 @@ def _recorded(interaction: Interaction) -> _Response:
     return _Response(interaction.response_status, headers, chunks, framing is not None)
 
 
-def _framing(media: str, uri: str, body: str) -> str | None:
-    """How a recorded response streams: ``sse``, ``array``, ``lines``, or None (not a stream)."""
-    kind = media.split(";")[0].strip().lower()
-    if kind == SSE:
-        return "sse"
-    if kind in ("application/x-ndjson", "application/jsonl", "application/x-jsonlines"):
-        return "lines"
-    # Gemini's streamGenerateContent without alt=sse says application/json; only its URL
-    # tells the streamed array from an ordinary JSON answer
-    if (
-        kind.endswith("json")
-        and "stream" in uri.lower()
-        and body.lstrip("\ufeff \t\r\n")[:1] == "["
-    ):
-        return "array"
-    return None
-
-
-def _frame(body: str, framing: str, source: str) -> tuple[str, ...]:
+def _frame(body: str, framing: Framing, source: str) -> tuple[str, ...]:
     """The body cut at its event boundaries, after checking that it frames (a body cut short
     is a located ``WireError``). The pieces join up to the body exactly."""
     if framing == "sse":
@@ -426,48 +408,19 @@ def _frame(body: str, framing: str, source: str) -> tuple[str, ...]:
             raise WireError(source, 1, "no server-sent event in it: not a recorded stream")
         for event in events:
             json_data(event)  # an event cut short is not JSON
-        pieces = [text for text, _ in split_sse(body, source=source)]
-    elif framing == "array":
-        pieces = _array_pieces(body, len(parse_json_array_stream(body, source)))
+    elif framing == "json-array":
+        parse_json_array_stream(body, source)
     else:
         parse_jsonl(body, source)
-        pieces = []
-        for line in re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", body):
-            if pieces and not line.strip():
-                pieces[-1] += line  # a blank line stays with the value before it
-            else:
-                pieces.append(line)
-    rest = body[sum(map(len, pieces)) :]
-    if rest and pieces:
-        pieces[-1] += rest  # what follows the last event (blank lines) goes out with it
-    elif rest:
-        pieces.append(rest)
-    return tuple(pieces)
+    return tuple(event_pieces(body, framing))
 
 
-_JSON_SPACE = re.compile(r"[ \t\r\n]*")
-
-
-def _array_pieces(body: str, count: int) -> list[str]:
-    """A streamed JSON array (already checked) cut after each element: the opening ``[`` goes
-    with the first element, each separator with the element after it, the ``]`` on its own."""
-    decoder = json.JSONDecoder()
-    pos = body.index("[") + 1
-    ends = []
-    for _ in range(count):
-        pos = _skip(body, pos)
-        if body[pos] == ",":
-            pos = _skip(body, pos + 1)
-        pos = decoder.raw_decode(body, pos)[1]
-        ends.append(pos)
-    starts = [0, *ends]
-    return [body[a:b] for a, b in zip(starts, [*ends, len(body)], strict=True) if b > a]
-
-
-def _skip(text: str, pos: int) -> int:
-    match = _JSON_SPACE.match(text, pos)
-    assert match is not None  # the pattern matches the empty string
-    return match.end()
+#: what a raw body file is served as, by how it streams
+_MEDIA: dict[Framing, str] = {
+    "sse": SSE,
+    "json-array": "application/json",
+    "jsonl": "application/x-ndjson",
+}
 
 
 def _body_file_program(path: str) -> _Program:
@@ -475,20 +428,13 @@ def _body_file_program(path: str) -> _Program:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise WireError(path, 1, f"cannot read the file: {exc.strerror or exc}") from None
-    start = raw.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if not start:
-        raise WireError(path, 1, "the file is empty: there is nothing to stream")
-    framing, media = (
-        ("array", "application/json")
-        if start == b"["
-        else ("lines", "application/x-ndjson")
-        if start == b"{"
-        else ("sse", SSE)
-    )
     parse_sse(raw, source=path)  # binary input is refused here, located, whatever the framing
     body = raw.decode("utf-8")
+    if not body.strip("\ufeff \t\r\n"):
+        raise WireError(path, 1, "the file is empty: there is nothing to stream")
+    framing = framing_of_text(body) or "sse"  # what is not an event stream fails to frame as one
     chunks = tuple(p.encode() for p in _frame(body, framing, path))
-    headers: tuple[tuple[str, str], ...] = (("Content-Type", media),)
+    headers: tuple[tuple[str, str], ...] = (("Content-Type", _MEDIA[framing]),)
     response = _Response(200, headers, chunks, True)
     summary = f"{path}, recorded {framing} body, {len(chunks)} chunks"
     return _Program(path, summary, (_Route("POST", None, response),))

@@ -13,8 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness.record import serializer
-from harness.record.serializer import split_body, split_json_array, split_sse_events
+from harness.record.serializer import split_body
 from harness.wire import WireError, read_cassette
+from harness.wire.recordings import event_pieces
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT_TYPES = (
@@ -48,7 +49,7 @@ def test_a_cassette_written_and_read_gives_the_body_back(body: str, content_type
 
 def test_server_sent_events_keep_their_separator() -> None:
     body = "event: a\r\ndata: 1\r\n\r\n\nevent: b\ndata: 2\n\ndata: tail"
-    assert split_sse_events(body) == [
+    assert event_pieces(body, "sse") == [
         "event: a\r\ndata: 1\r\n\r\n",
         "\nevent: b\ndata: 2\n\n",
         "data: tail",
@@ -64,7 +65,7 @@ def test_json_lines_are_one_item_a_line() -> None:
 
 def test_a_json_array_streamed_across_lines_is_one_item_an_element() -> None:
     body = '[{"text": "a, [b]"}\n,\r\n{"text": "c"}\n]'
-    assert split_json_array(body) == ['[{"text": "a, [b]"}\n', ',\r\n{"text": "c"}\n]']
+    assert event_pieces(body, "json-array") == ['[{"text": "a, [b]"}\n', ',\r\n{"text": "c"}\n]']
     # an ordinary JSON body (an object, a one-line array) stays a string
     assert split_body('{"a": [1,\n2]}', "application/json") is None
     assert split_body("[1, 2, 3]", "application/json") is None

@@ -17,124 +17,23 @@ from __future__ import annotations
 
 import copy
 import functools
-import itertools
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import yaml
 
+from harness.wire.recordings import event_pieces, framing_of
+
 #: the name the serializer is registered under with vcrpy
 NAME = "harness"
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-_JSON_LINES = frozenset(
-    {
-        "application/x-ndjson",
-        "application/ndjson",
-        "application/jsonl",
-        "application/x-jsonlines",
-        "application/json-lines",
-        "application/jsonlines",
-        "application/stream+json",
-    }
-)
 
-
-def stream_kind(content_type: str) -> str | None:
-    """``"sse"``, ``"lines"`` or ``"json"`` (maybe a streamed array) for a Content-Type, else
-    None."""
-    media = content_type.split(";", 1)[0].strip().lower()
-    if media == "text/event-stream":
-        return "sse"
-    if media in _JSON_LINES:
-        return "lines"
-    if media == "application/json" or media.endswith("+json"):
-        return "json"
-    return None
-
-
-def split_body(body: str, content_type: str) -> list[str] | None:
-    """The events of a streamed body, in order, or None when it is not one.
-
-    Joining the result gives ``body`` back, whatever ``body`` is.
-    """
-    kind = stream_kind(content_type)
-    if kind == "sse":
-        return split_sse_events(body)
-    if kind == "lines":
-        return _LINE.findall(body)
-    if kind == "json":
-        return split_json_array(body)
-    return None
-
-
-def split_sse_events(text: str) -> list[str]:
-    """Server-sent events, each with the blank line that ends it (any of CRLF, CR, LF).
-
-    Blank lines before an event's first field go with that event, so every item but the last
-    ends with its separator.
-    """
-    events: list[str] = []
-    current: list[str] = []
-    started = False
-    for line in _LINE.findall(text):
-        current.append(line)
-        if line.strip("\r\n"):
-            started = True
-        elif started:
-            events.append("".join(current))
-            current, started = [], False
-    if current:
-        events.append("".join(current))
-    return events
-
-
-def split_json_array(text: str) -> list[str] | None:
-    """A JSON array whose elements are separated across lines (Gemini's streamed form), one
-    item per element: the first holds ``[``, each other begins with its comma, the last holds
-    ``]``. None for anything else (an object, a one-line array, text that is not an array)."""
-    start = len(text) - len(text.lstrip())
-    if not text.startswith("[", start):
-        return None
-    cuts: list[int] = []
-    depth = 0
-    in_string = escaped = False
-    end = None
-    for index in range(start, len(text)):
-        char = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-            if depth == 0:
-                end = index
-                break
-        elif char == "," and depth == 1:
-            cuts.append(index)
-    if end is None or text[end + 1 :].strip():
-        return None
-    # streamed: a line break between elements; a one-line or pretty-printed-in-one array stays
-    if not cuts or not all(_line_break_around(text, cut) for cut in cuts):
-        return None
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(bounds)]
-
-
-def _line_break_around(text: str, cut: int) -> bool:
-    """Whether the whitespace around the comma at ``cut`` holds a line break."""
-    before = text[:cut]
-    after = text[cut + 1 :]
-    return "\n" in before[len(before.rstrip()) :] + after[: len(after) - len(after.lstrip())]
+def split_body(body: str, content_type: str, uri: str = "") -> list[str] | None:
+    """The events of a streamed body, in order, or None when it is not one (as
+    ``harness.wire.recordings.framing_of`` tells). Joining the result gives ``body`` back."""
+    framing = framing_of(content_type, body, uri)
+    return None if framing is None else event_pieces(body, framing)
 
 
 # -- vcrpy's serializer interface ----------------------------------------------------------------
@@ -183,7 +82,9 @@ def _with_events(entry: Any) -> Any:
     headers = response.get("headers") or {}
     if _header(headers, "content-encoding") not in ("", "identity"):
         return entry
-    events = split_body(body["string"], _header(headers, "content-type"))
+    request = entry.get("request")
+    uri = request.get("uri", "") if isinstance(request, dict) else ""
+    events = split_body(body["string"], _header(headers, "content-type"), str(uri or ""))
     if events is None:
         return entry
     entry = copy.copy(entry)

@@ -13,8 +13,10 @@ event stream, a JSON array streamed across lines, or JSON lines with the SSE fra
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -26,13 +28,25 @@ from harness.wire.sse import parse_jsonl
 
 Framing = Literal["sse", "json-array", "jsonl"]
 
-#: the content types of streamed bodies, and how each is framed
+#: the content types of streamed bodies, and how each is framed (a JSON body may be a JSON
+#: array streamed across lines: see ``framing_of``)
 STREAM_TYPES: dict[str, Framing] = {
     "text/event-stream": "sse",
-    "application/x-ndjson": "jsonl",
-    "application/jsonl": "jsonl",
-    "application/json-seq": "jsonl",
+    **dict.fromkeys(
+        (
+            "application/x-ndjson",
+            "application/ndjson",
+            "application/jsonl",
+            "application/x-jsonlines",
+            "application/json-lines",
+            "application/jsonlines",
+            "application/stream+json",
+            "application/json-seq",
+        ),
+        "jsonl",
+    ),
 }
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +82,114 @@ class RecordedResponse:
         )
 
 
+def framing_of(content_type: str, body: str, uri: str = "") -> Framing | None:
+    """How a response with this Content-Type and body streams, or None if it is not a stream.
+    A JSON body is a streamed array when it is an array whose elements are cut by line breaks
+    (Gemini's ``streamGenerateContent`` without ``alt=sse``) and its request, if known, asked
+    for a stream."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    framing = STREAM_TYPES.get(media)
+    if framing is not None:
+        return framing
+    if not (media in ("", "application/json") or media.endswith("+json")):
+        return None
+    if "streamgeneratecontent" in uri.lower() and body.lstrip().startswith("["):
+        return "json-array"  # however many elements it has
+    asked = not uri or "stream" in uri.lower()
+    return "json-array" if asked and _array_elements(body) is not None else None
+
+
+def framing_of_text(text: str) -> Framing | None:
+    """How a raw body saved to a file (no Content-Type) streams, from its first characters."""
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith("["):
+        return "json-array"
+    first = stripped.split("\n", 1)[0].strip()
+    if first.startswith("{"):
+        return "jsonl"
+    if first.split(":", 1)[0].strip() in ("data", "event", "id", "retry", ""):
+        return "sse"
+    return None
+
+
+def event_pieces(body: str, framing: Framing) -> list[str]:
+    """The body cut at its event boundaries: each server-sent event with the blank line that
+    ends it, each JSON line (with any blank lines after it), each element of a streamed array (the first with ``[``, the others
+    from their comma, the last with ``]``). Joined, the pieces are ``body``, whatever it is."""
+    if framing == "sse":
+        return _sse_events(body)
+    if framing == "jsonl":
+        lines: list[str] = []
+        for line in _LINE.findall(body):
+            if lines and not line.strip():
+                lines[-1] += line  # a blank line goes with the value before it
+            else:
+                lines.append(line)
+        return lines
+    return _array_elements(body) or ([body] if body else [])
+
+
+def _sse_events(text: str) -> list[str]:
+    # blank lines before an event's first field go with that event, so every piece but the
+    # last ends with its separator
+    events: list[str] = []
+    current: list[str] = []
+    started = False
+    for line in _LINE.findall(text):
+        current.append(line)
+        if line.strip("\r\n"):
+            started = True
+        elif started:
+            events.append("".join(current))
+            current, started = [], False
+    if current:
+        events.append("".join(current))
+    return events
+
+
+def _array_elements(text: str) -> list[str] | None:
+    """A JSON array whose elements are separated across lines cut after each element; None for
+    anything else (an object, a one-line array, text that is not an array)."""
+    start = len(text) - len(text.lstrip())
+    if not text.startswith("[", start):
+        return None
+    cuts: list[int] = []
+    depth = 0
+    in_string = escaped = False
+    end = None
+    for index in range(start, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                end = index
+                break
+        elif char == "," and depth == 1:
+            cuts.append(index)
+    if end is None or text[end + 1 :].strip():
+        return None
+    if not cuts or not all(_line_break_around(text, cut) for cut in cuts):
+        return None
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def _line_break_around(text: str, cut: int) -> bool:
+    before, after = text[:cut], text[cut + 1 :]
+    return "\n" in before[len(before.rstrip()) :] + after[: len(after) - len(after.lstrip())]
+
+
 def recorded_responses(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:
     """Every response of a recording, streamed or not; any unreadable file is a ``WireError``
     with file and line. A ``.yaml``/``.yml`` file is read as a cassette, anything else as a
@@ -85,12 +207,9 @@ def recorded_streams(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ..
 
 def _from_interaction(interaction: Interaction) -> RecordedResponse:
     content_type = ",".join(interaction.header("content-type")).strip()
-    media = content_type.split(";", 1)[0].strip().lower()
     body = interaction.response_body
     uri = interaction.request_uri
-    framing: Framing | None = STREAM_TYPES.get(media)
-    if framing is None and media in ("application/json", "") and _streamed_array(uri, body):
-        framing = "json-array"
+    framing = framing_of(content_type, body, uri)
 
     def response(
         framing: Framing | None, dialect: str | None, body: str, problem: str | None
@@ -134,7 +253,7 @@ def _from_file(name: str) -> RecordedResponse:
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise WireError(name, line, "the recording is not UTF-8 text") from None
-    framing = _framing_of_text(text)
+    framing = framing_of_text(text)
     body = _as_sse(text, name) if framing == "jsonl" else text
     dialect = _dialect_of_body(body, framing) if framing else None
     problem = None
@@ -164,22 +283,6 @@ def _unknown(uri: str | None) -> str:
     return (
         f"{where}its first chunk looks like no dialect the harness knows; give one with --dialect"
     )
-
-
-def _streamed_array(uri: str, body: str) -> bool:
-    return "streamGenerateContent" in uri and body.lstrip().startswith("[")
-
-
-def _framing_of_text(text: str) -> Framing | None:
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if stripped.startswith("["):
-        return "json-array"
-    first = stripped.split("\n", 1)[0].strip()
-    if first.startswith("{"):
-        return "jsonl"
-    if first.split(":", 1)[0].strip() in ("data", "event", "id", "retry", ""):
-        return "sse"
-    return None
 
 
 def _as_sse(text: str, source: str) -> str:

@@ -187,6 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="F",
         help="stall:N:SECONDS, cut:N, drop:N or split:N, chunks counted from 1 (repeatable)",
     )
+    serve.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="add this header to every response (repeatable)",
+    )
     serve.add_argument("--port", type=int, default=0, help="0 (the default): a free port")
     serve.add_argument("--host", default="127.0.0.1")
 
@@ -462,6 +469,13 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip() or any(c in name for c in " \t\r\n"):
+        raise UsageError(f"--header {text!r}: give it as 'NAME: VALUE'")
+    return name.strip(), value.strip()
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import signal
     import threading
@@ -483,6 +497,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             faults=args.fault,
             host=args.host,
             port=args.port,
+            headers=dict(_header(text) for text in args.header),
         ) as stand:
             print(f"serving {stand.url} ({stand.summary})", flush=True)
             threading.Event().wait()

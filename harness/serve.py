@@ -467,11 +467,18 @@ class ReceivedRequest:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], program: _Program, faults: tuple[Fault, ...]):
+    def __init__(
+        self,
+        address: tuple[str, int],
+        program: _Program,
+        faults: tuple[Fault, ...],
+        headers: tuple[tuple[str, str], ...] = (),
+    ):
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self.program = program
         self.faults = faults
+        self.headers = headers
         self.received: list[ReceivedRequest] = []
         self.seen: dict[tuple[str, str], int] = {}
         self.lock = threading.Lock()
@@ -572,8 +579,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, response: _Response) -> None:
         self.send_response_only(response.status)
-        names = {name.lower() for name, _ in response.headers}
-        for name, value in response.headers:
+        given = (*response.headers, *self.server.headers)
+        names = {name.lower() for name, _ in given}
+        for name, value in given:
             self.send_header(name, value)
         if "date" not in names:
             self.send_header("Date", self.date_time_string())
@@ -629,6 +637,7 @@ def serving(
     host: str = "127.0.0.1",
     port: int = 0,
     codecs: Iterable[Codec] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Iterator[Stand]:
     """Serve ``source`` (a driver scenario, its file, a vcrpy cassette or a raw recorded body)
     on ``host:port`` (0: a free port) until the block ends.
@@ -636,7 +645,8 @@ def serving(
     A scenario answers every POST, whatever the path, with its turn in ``dialect`` (default:
     its first dialect that can carry it) under its quirks and ``quirks``. A recording answers
     request k for a method and path with the k-th recorded interaction for them (the last one
-    repeating), and anything else with a 404 saying what is served. Bad input is a located
+    repeating), and anything else with a 404 saying what is served. ``headers`` are added to
+    every response (e.g. the cookies or organisation headers a provider sends). Bad input is a located
     ``ScenarioError`` or ``WireError``, or a ``UsageError``.
     """
     program = _program(source, dialect, tuple(quirks), with_codecs(codecs))
@@ -650,7 +660,7 @@ def serving(
         if number > program.longest:
             raise UsageError(f"fault {fault}: the stream served has only {program.longest} chunks")
     try:
-        server = _Server((host, port), program, chosen)
+        server = _Server((host, port), program, chosen, tuple((headers or {}).items()))
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     thread = threading.Thread(

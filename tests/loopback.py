@@ -1,14 +1,21 @@
-"""A loopback HTTP server that streams one recorded body with chunked transfer encoding.
+"""Recorded bodies streamed over HTTP on loopback, for the recording tests.
 
-Tests reach it only through ``loopback_stream(body, content_type, headers=None) -> url``
-(the fixture in tests/conftest.py), so a fuller server can take its place.
+Tests reach it through ``loopback_stream(body, content_type, headers=None) -> url`` (the fixture
+in tests/conftest.py). A body is served by the provider stand-in, ``harness.serve``, one HTTP
+chunk per event; only a compressed body (``Content-Encoding`` in ``headers``), which the
+stand-in does not send, goes through the small server below, cut every ``CHUNK`` bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 import threading
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from harness.serve import Stand, serving
 
 #: bytes per chunk: small, so that events arrive cut anywhere
 CHUNK = 37
@@ -19,12 +26,29 @@ class LoopbackStreams:
 
     def __init__(self) -> None:
         self._servers: list[ThreadingHTTPServer] = []
-        #: every request any server received: (method, path, headers, body)
-        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
+        self._stands: list[Stand] = []
+        self._open = contextlib.ExitStack()
+        self._raw: list[tuple[str, str, dict[str, str], bytes]] = []
+
+    @property
+    def requests(self) -> list[tuple[str, str, dict[str, str], bytes]]:
+        """Every request received: (method, path with its query, headers, body)."""
+        served = [
+            (r.method, f"{r.path}?{r.query}" if r.query else r.path, dict(r.headers), r.body)
+            for stand in self._stands
+            for r in stand.requests
+        ]
+        return served + self._raw
 
     def __call__(
         self, body: bytes, content_type: str, headers: Mapping[str, str] | None = None
     ) -> str:
+        if not any(name.lower() == "content-encoding" for name in headers or {}):
+            folder = Path(self._open.enter_context(tempfile.TemporaryDirectory()))
+            (folder / "body.txt").write_bytes(body)
+            stand = self._open.enter_context(serving(folder / "body.txt", headers=headers))
+            self._stands.append(stand)
+            return stand.url
         streams = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -33,9 +57,7 @@ class LoopbackStreams:
             def _answer(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 received = self.rfile.read(length) if length else b""
-                streams.requests.append(
-                    (self.command, self.path, dict(self.headers.items()), received)
-                )
+                streams._raw.append((self.command, self.path, dict(self.headers.items()), received))
                 self.send_response(200)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Transfer-Encoding", "chunked")
@@ -62,6 +84,7 @@ class LoopbackStreams:
         return f"http://127.0.0.1:{server.server_address[1]}"
 
     def stop(self) -> None:
+        self._open.close()
         for server in self._servers:
             server.shutdown()
             server.server_close()

@@ -46,26 +46,28 @@ RESPONSE_HEADERS = {
 def anthropic_run(url: str) -> Any:
     import anthropic
 
-    client = anthropic.Anthropic(
-        base_url=url,
-        api_key=API_KEY,
-        default_headers={"Cookie": COOKIE, "anthropic-organization-id": ORGANIZATION},
-        default_query={"key": QUERY_KEY},
-        max_retries=0,
-    )
-    with client.messages.stream(
-        model="claude-loopback",
-        max_tokens=64,
-        messages=[{"role": "user", "content": "weather?"}],
-        metadata={"user_id": BODY_KEY},
-    ) as stream:
+    with (
+        anthropic.Anthropic(
+            base_url=url,
+            api_key=API_KEY,
+            default_headers={"Cookie": COOKIE, "anthropic-organization-id": ORGANIZATION},
+            default_query={"key": QUERY_KEY},
+            max_retries=0,
+        ) as client,
+        client.messages.stream(
+            model="claude-loopback",
+            max_tokens=64,
+            messages=[{"role": "user", "content": "weather?"}],
+            metadata={"user_id": BODY_KEY},
+        ) as stream,
+    ):
         return stream.get_final_message().model_dump()
 
 
 def openai_run(url: str) -> Any:
     import openai
 
-    client = openai.OpenAI(
+    with openai.OpenAI(
         base_url=f"{url}/v1",
         api_key=OPENAI_KEY,
         organization=ORGANIZATION,
@@ -73,14 +75,14 @@ def openai_run(url: str) -> Any:
         default_headers={"Cookie": COOKIE},
         default_query={"key": QUERY_KEY},
         max_retries=0,
-    )
-    chunks = client.chat.completions.create(
-        model="gpt-4o",
-        messages=[{"role": "user", "content": "weather?"}],
-        stream=True,
-        extra_body={"user_api_key": BODY_KEY},
-    )
-    return [chunk.model_dump() for chunk in chunks]
+    ) as client:
+        chunks = client.chat.completions.create(
+            model="gpt-4o",
+            messages=[{"role": "user", "content": "weather?"}],
+            stream=True,
+            extra_body={"user_api_key": BODY_KEY},
+        )
+        return [chunk.model_dump() for chunk in chunks]
 
 
 def plain_run(module: str) -> Callable[[str], Any]:
@@ -239,12 +241,12 @@ def test_harness_record_runs_the_script_and_writes_a_scrubbed_cassette(
 def test_harness_record_refuses_an_echoed_key_with_exit_2(
     loopback_stream: Any, tmp_path: Path
 ) -> None:
-    echoed = b"data: " + API_KEY.encode() + b"\n\n"
+    echoed = b'data: {"echo": "' + API_KEY.encode() + b'"}\n\n'
     url = loopback_stream(echoed, "text/event-stream")
     (tmp_path / "client.py").write_text(SCRIPT, encoding="utf-8")
     out = harness("record", "-o", "c.yaml", "client.py", url, "unused", cwd=tmp_path)
     assert out.returncode == 2
-    assert "interactions[0] response body, offset 6: anthropic-key" in out.stderr
+    assert "interactions[0] response body, offset 16: anthropic-key" in out.stderr
     assert API_KEY not in out.stderr + out.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["client.py"]
 

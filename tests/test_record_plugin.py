@@ -123,7 +123,7 @@ def test_pytest_recording_tests_may_use_the_events_format(project: pytest.Pytest
 def test_a_refused_recording_fails_the_test_and_writes_nothing(
     pytester: pytest.Pytester, loopback_stream: Any, monkeypatch: Any
 ) -> None:
-    echoed = b"data: " + API_KEY.encode() + b"\n\n"
+    echoed = b'data: {"echo": "' + API_KEY.encode() + b'"}\n\n'
     monkeypatch.setenv("LOOPBACK_URL", loopback_stream(echoed, "text/event-stream"))
     pytester.makepyfile(
         test_echo="""
@@ -133,13 +133,13 @@ def test_a_refused_recording_fails_the_test_and_writes_nothing(
 
         @pytest.mark.harness_record
         def test_echo():
-            httpx2.get(os.environ["LOOPBACK_URL"])
+            httpx2.post(os.environ["LOOPBACK_URL"])
         """
     )
     result = pytester.runpytest_subprocess("--record-mode=once")
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(
-        ["*SecretRefused: *not written*", "*response body, offset 6: anthropic-key*"]
+        ["*SecretRefused: *not written*", "*response body, offset 16: anthropic-key*"]
     )
     assert API_KEY not in result.stdout.str()
     assert not (pytester.path / "cassettes").exists()

@@ -423,7 +423,8 @@ def test_a_dialect_that_cannot_carry_the_scenario_is_a_usage_error() -> None:
 @pytest.mark.slow
 def test_the_command_serves_until_terminated() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "serve", PARALLEL_PATH, "--port", "0"],
+        [sys.executable, "-m", "harness", "serve", PARALLEL_PATH, "--port", "0"]
+        + ["--header", "openai-organization: org-served"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -437,6 +438,7 @@ def test_the_command_serves_until_terminated() -> None:
         url = line.split()[1]
         response = httpx.post(f"{url}/v1/messages", json={}, timeout=30)
         assert response.content == b"".join(wire_chunks("anthropic"))
+        assert response.headers["openai-organization"] == "org-served"
     finally:
         process.terminate()
         _, errors = process.communicate(timeout=30)
@@ -517,6 +519,11 @@ def test_bad_input_is_a_located_error(make, error, tmp_path: Path, capsys) -> No
     assert harness_main(["serve", str(path)]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and "Traceback" not in err
+
+
+def test_a_header_without_its_colon_is_exit_2(capsys) -> None:
+    assert harness_main(["serve", PARALLEL_PATH, "--header", "x-served"]) == 2
+    assert "--header 'x-served': give it as 'NAME: VALUE'" in capsys.readouterr().err
 
 
 def test_a_bad_fault_on_the_command_line_is_exit_2(capsys) -> None:

@@ -24,7 +24,12 @@ import yaml
 from harness._errors import ScenarioError, UsageError, WireError
 from harness.codecs import dialects
 from harness.model import driver as dv
-from harness.wire.recordings import RecordedResponse, recorded_responses
+from harness.wire.recordings import (
+    RecordedResponse,
+    choose_stream,
+    recorded_responses,
+    replayable,
+)
 
 _ID_CHARS = re.compile(r"[^a-z0-9._-]+")
 #: characters a YAML block scalar cannot hold as they are (line breaks YAML 1.1 knows besides
@@ -78,13 +83,13 @@ def convert(
     responses = recorded_responses(path)
     if not responses:
         raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
-    chosen = _choose(responses, interaction, dialect)
+    chosen = choose_stream(responses, interaction, dialect)
     used = dialect or chosen.dialect
-    assert used is not None  # _choose takes only a response with a dialect, or one is given
+    assert used is not None  # choose_stream takes only a response with a dialect, or one is given
     try:
         turn = codecs[used].decode(chosen.body, source=chosen.source)
     except WireError as exc:
-        others = [r for r in responses if r is not chosen and _convertible(r, dialect)]
+        others = [r for r in responses if r is not chosen and replayable(r, dialect)]
         if interaction is None and others:
             hint = ", ".join(str(r.interaction) for r in others)
             raise WireError(
@@ -99,55 +104,11 @@ def convert(
             1,
             f"read as {used} the body holds nothing of a turn; it looks like {chosen.dialect}",
         )
-    streams = [r for r in responses if _convertible(r, dialect)]
+    streams = [r for r in responses if replayable(r, dialect)]
     scenario_id = id or _id_of(chosen, several=len(streams) > 1)
     text = _scenario_text(chosen, used, turn, scenario_id)
     _check(text, chosen)
     return Conversion(text, chosen, tuple(r for r in responses if r is not chosen))
-
-
-def _convertible(response: RecordedResponse, dialect: str | None) -> bool:
-    """A stream the harness can replay; with a dialect given, one whose only problem was that
-    its dialect was not recognised."""
-    if response.problem is None:
-        return True
-    return (
-        dialect is not None
-        and response.framing is not None
-        and response.dialect is None
-        and response.status < 400
-        and bool(response.body.strip())
-    )
-
-
-def _choose(
-    responses: tuple[RecordedResponse, ...], interaction: int | None, dialect: str | None
-) -> RecordedResponse:
-    if interaction is None:
-        for response in responses:
-            if _convertible(response, dialect):
-                return response
-        first = responses[0]
-        if len(responses) == 1:
-            raise WireError(first.path, first.line, f"not a stream to convert: {first.problem}")
-        why = "; ".join(f"{r.label}: {r.problem}" for r in responses)
-        raise WireError(first.path, 1, f"the recording holds no stream to convert ({why})")
-    numbered = [r for r in responses if (r.interaction or 0) == interaction]
-    if not numbered:
-        if responses[0].interaction is None:
-            raise UsageError(f"{responses[0].path} is one body, not a cassette: no --interaction")
-        raise UsageError(
-            f"{responses[0].path} has {len(responses)} interactions (0 to {len(responses) - 1}); "
-            f"there is no interaction {interaction}"
-        )
-    chosen = numbered[0]
-    if not _convertible(chosen, dialect):
-        raise WireError(
-            chosen.path,
-            chosen.line,
-            f"interaction {interaction} is not a stream to convert: {chosen.problem}",
-        )
-    return chosen
 
 
 def _id_of(response: RecordedResponse, *, several: bool) -> str:

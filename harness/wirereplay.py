@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness._errors import UsageError
+from harness._errors import UsageError, WireError
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.codecs import dialects
 from harness.model.driver import (
@@ -45,7 +45,7 @@ from harness.model.driver import (
 )
 from harness.replay import replay
 from harness.scenario import recorded_scenario
-from harness.wire.recordings import RecordedResponse, recorded_responses
+from harness.wire.recordings import RecordedResponse, choose_stream, recorded_responses
 
 # -- what both ways give ---------------------------------------------------------------------------
 
@@ -129,32 +129,12 @@ def recorded_stream(
     path: str | os.PathLike[str], interaction: int | None = None
 ) -> RecordedResponse:
     """The streamed response to replay: a cassette's interaction ``interaction`` (by default its
-    first streamed one), or a raw body file's body. Anything else is a ``UsageError`` saying
-    why; an unreadable file, a ``WireError``."""
+    first streamed one), or a raw body file's body (``choose_stream``)."""
     name = os.fspath(path)
     responses = recorded_responses(name)
-    if interaction is None:
-        streams = [r for r in responses if r.problem is None]
-        if not streams:
-            why = "; ".join(f"{r.label}: {r.problem}" for r in responses)
-            raise UsageError(f"{name} holds no streamed response that can replay ({why})")
-        return streams[0]
-    if responses[0].interaction is None:
-        if interaction != 0:
-            raise UsageError(
-                f"{name} is a raw body, not a cassette: it has no interaction {interaction}"
-            )
-        chosen = responses[0]
-    elif not 0 <= interaction < len(responses):
-        raise UsageError(
-            f"{name} has {len(responses)} interaction{'s' if len(responses) != 1 else ''} "
-            f"(0 to {len(responses) - 1}), not {interaction}"
-        )
-    else:
-        chosen = responses[interaction]
-    if chosen.problem is not None:
-        raise UsageError(f"{chosen.label} cannot replay: {chosen.problem}")
-    return chosen
+    if not responses:
+        raise WireError(name, 1, "the cassette holds no interaction")
+    return choose_stream(responses, interaction)
 
 
 # -- (a) through the SDK, answered by vcrpy --------------------------------------------------------

@@ -218,7 +218,7 @@ def test_bad_input_is_exit_2_with_a_located_message(
     cases["truncated"] = (truncated, f"{truncated}:3: error:")
     cases["not streamed"] = (
         _cassette(tmp_path, json.dumps(CHUNK), "application/json"),
-        "not a stream to convert: not a streamed response (content type 'application/json')",
+        "not a stream that can replay: not a streamed response (content type 'application/json')",
     )
     junk = tmp_path / "junk.bin"
     junk.write_bytes(gzip.compress(b"data: x\n\n" * 10))
@@ -257,7 +257,7 @@ def test_asking_for_what_is_not_a_stream(capsys: pytest.CaptureFixture[str]) -> 
     path = str(REAL / "openllmetry/test_music_composer_handoff_hierarchy.yaml")
     code, _, err = run_cli(capsys, "convert", path, "-o", "-", "--interaction", "3")
     assert code == 2
-    assert err.strip().endswith("interaction 3 is not a stream to convert: the body is empty")
+    assert err.strip().endswith("interaction 3 is not a stream that can replay: the body is empty")
     assert err.startswith(f"{path}:")
     code, _, err = run_cli(capsys, "convert", path, "-o", "-", "--interaction", "7")
     assert code == 2 and "has 5 interactions (0 to 4); there is no interaction 7" in err

@@ -423,8 +423,10 @@ def test_a_dialect_that_cannot_carry_the_scenario_is_a_usage_error() -> None:
 @pytest.mark.slow
 def test_the_command_serves_until_terminated() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", "serve", PARALLEL_PATH, "--port", "0"]
-        + ["--header", "openai-organization: org-served"],
+        [
+            *(sys.executable, "-m", "harness", "serve", PARALLEL_PATH, "--port", "0"),
+            *("--header", "openai-organization: org-served"),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

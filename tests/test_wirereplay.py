@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 import yaml
 
-from harness import ScenarioError, UsageError
+from harness import UsageError
 from harness.cli import main
 from harness.codecs import dialects
 from harness.model.driver import turn_facts
+from harness.wire import WireError
 from harness.wire.recordings import RecordedResponse, recorded_streams
 from harness.wirereplay import (
     SDKS,
@@ -186,7 +187,7 @@ def test_every_explained_recording_exists() -> None:
 
 def test_a_stream_reporting_an_error_is_refused_directly() -> None:
     path = REAL / "pydantic-ai" / "test_tool_use_failed_error_streaming.yaml"
-    with pytest.raises(ScenarioError, match=r"response body:201: the stream reports an error"):
+    with pytest.raises(WireError, match=r"the stream reports an error"):
         replay_direct(path, 0)
 
 
@@ -215,13 +216,15 @@ def test_the_interaction_meant_is_the_one_answered() -> None:
 
 
 def test_choosing_a_response_explains_what_cannot_replay(tmp_path: Path) -> None:
-    with pytest.raises(Exception, match=r"has 2 interactions \(0 to 1\), not 2"):
+    with pytest.raises(
+        Exception, match=r"has 2 interactions \(0 to 1\); there is no interaction 2"
+    ):
         recorded_stream(TOOLS, 2)
     with pytest.raises(Exception, match="the body is empty"):
         recorded_stream(REAL / "openllmetry" / "test_music_composer_handoff_hierarchy.yaml", 0)
     notes = tmp_path / "notes.txt"
     notes.write_text("just some words\n", "utf-8")
-    with pytest.raises(Exception, match="holds no streamed response"):
+    with pytest.raises(WireError, match="not a stream that can replay"):
         recorded_stream(notes)
     gemini = REAL / "llm-gemini" / "test_tools.yaml"
     with pytest.raises(Exception, match="anthropic, openai-chat, openai-responses only"):
@@ -270,9 +273,9 @@ def test_bench_wire_prints_both_figures_and_the_ratio(capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--wire", "README.md"], "holds no streamed response"),
+        (["--wire", "README.md"], "not a stream that can replay"),
         (["--wire", "cassettes/real-traffic/llm-gemini/test_tools.yaml"], "openai-responses only"),
-        (["--wire", str(TOOLS), "--interaction", "7"], "not 7"),
+        (["--wire", str(TOOLS), "--interaction", "7"], "there is no interaction 7"),
         (["--wire", str(TOOLS), "--rounds", "0"], "--rounds must be at least 1"),
         (["--wire", str(TOOLS), "--events", "1000"], "does not go with --wire"),
         (["--interaction", "1"], "--interaction goes with --wire"),

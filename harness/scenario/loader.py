@@ -87,6 +87,10 @@ def recorded_scenario(response: RecordedResponse) -> DriverScenario:
     """A recorded stream (``harness.wire.recordings``) as a driver scenario, read through the
     ``wire:`` loader from the recording itself, so that a violation points into it; JSON lines
     come inline in the SSE framing the dialect's decoder reads."""
+    from harness.codecs import dialects
+
+    if response.dialect in dialects():  # a body the decoder refuses: its own located error
+        dialects()[response.dialect].decode(response.body, source=response.source)
     path = Path(response.path).resolve()
     wire: dict[str, Any] = {"dialect": response.dialect}
     if response.framing == "jsonl":

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from harness._errors import WireError
+from harness._errors import UsageError, WireError
 from harness.wire.cassette import Interaction, read_cassette
 from harness.wire.sse import parse_jsonl
 
@@ -203,6 +203,62 @@ def recorded_responses(path: str | os.PathLike[str]) -> tuple[RecordedResponse, 
 def recorded_streams(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:
     """The responses of a recording that are streams in a known dialect."""
     return tuple(r for r in recorded_responses(path) if r.problem is None)
+
+
+def choose_stream(
+    responses: tuple[RecordedResponse, ...],
+    interaction: int | None = None,
+    dialect: str | None = None,
+) -> RecordedResponse:
+    """The stream to replay among a recording's responses: ``interaction`` (default: the first
+    stream). With ``dialect`` given, a stream whose dialect was not recognised counts too.
+    A response that cannot replay is a ``WireError`` at its line saying why; an interaction the
+    recording does not have, a ``UsageError``."""
+    if not responses:
+        raise UsageError("the recording holds no interaction")
+    if interaction is None:
+        for response in responses:
+            if replayable(response, dialect):
+                return response
+        first = responses[0]
+        if len(responses) == 1:
+            raise WireError(
+                first.path, first.line, f"not a stream that can replay: {first.problem}"
+            )
+        why = "; ".join(f"interactions[{r.interaction}]: {r.problem}" for r in responses)
+        raise WireError(first.path, 1, f"the recording holds no stream that can replay ({why})")
+    numbered = [r for r in responses if (r.interaction or 0) == interaction]
+    if not numbered:
+        if responses[0].interaction is None:
+            raise UsageError(
+                f"{responses[0].path} is one body, not a cassette: no interaction {interaction}"
+            )
+        raise UsageError(
+            f"{responses[0].path} has {len(responses)} interactions (0 to {len(responses) - 1}); "
+            f"there is no interaction {interaction}"
+        )
+    chosen = numbered[0]
+    if not replayable(chosen, dialect):
+        raise WireError(
+            chosen.path,
+            chosen.line,
+            f"interaction {interaction} is not a stream that can replay: {chosen.problem}",
+        )
+    return chosen
+
+
+def replayable(response: RecordedResponse, dialect: str | None = None) -> bool:
+    """A stream the harness can replay; with a dialect given, also one whose only problem was
+    that its dialect was not recognised."""
+    if response.problem is None:
+        return True
+    return (
+        dialect is not None
+        and response.framing is not None
+        and response.dialect is None
+        and response.status < 400
+        and bool(response.body.strip())
+    )
 
 
 def _from_interaction(interaction: Interaction) -> RecordedResponse:

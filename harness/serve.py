@@ -47,7 +47,13 @@ from harness.wire import (
     parse_sse,
     read_cassette,
 )
-from harness.wire.recordings import Framing, event_pieces, framing_of, framing_of_text
+from harness.wire.recordings import (
+    Framing,
+    event_pieces,
+    framing_of,
+    framing_of_text,
+    recorded_responses,
+)
 
 __all__ = [
     "Cut",
@@ -373,11 +379,14 @@ def _cassette_program(path: str) -> _Program:
     )
     streamed = [r for r in routes if r.response.streamed]
     if not streamed:
+        why = "; ".join(
+            f"interactions[{r.interaction}]: {r.problem}" for r in recorded_responses(path)
+        )
         raise WireError(
             path,
             interactions[0].line if interactions else 1,
-            "no interaction has a streamed response (text/event-stream, a streamed JSON array "
-            "or JSON lines): there is nothing to stream",
+            "not a stream in it, nothing to stream (a stream is text/event-stream, a streamed "
+            f"JSON array or JSON lines){': ' + why if why else ''}",
         )
     chunks = sum(len(r.response.chunks) for r in streamed)
     summary = f"{path}, {len(routes)} recorded {'response' if len(routes) == 1 else 'responses'}, {chunks} chunks streamed"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harness._errors import UsageError
 from harness.codecs import Codec, dialects
 from harness.model import driver as dv
 from harness.scenario._fields import Fields
@@ -99,7 +100,13 @@ def _recorded_wire(
 ) -> tuple[str, tuple[tuple[str, int], ...], list[dv.TurnEvent], Recording]:
     """A stream given as it was recorded: inline, a raw file, or a cassette interaction; and
     where the lines the decoder numbers are."""
-    from harness.wire import WireError, read_cassette, split_sse
+    from harness.wire import WireError, split_sse
+    from harness.wire.recordings import (
+        RecordedResponse,
+        choose_stream,
+        recorded_body,
+        recorded_cassette,
+    )
 
     w = r.fields(top.raw("wire"), "'wire'", top.line_of("wire"))
     w.check_keys(("dialect", "body", "file", "cassette", "interaction"))
@@ -116,19 +123,22 @@ def _recorded_wire(
         if given[0] == "body":
             body, source = w.str("body"), f"{r.path} wire body"
             recording = _inline(r.text, w.line_of("body"), body, r.path)
-        elif given[0] == "file":
-            path = Path(os.path.normpath(base / w.str("file")))
-            body, source = path.read_bytes().decode("utf-8"), str(path)
-            recording = Recording(source)
         else:
-            path = base / w.str("cassette")
-            interactions = read_cassette(path)
-            number = w.int("interaction", 0, minimum=0)
-            if number >= len(interactions):
-                w.fail(w.line_of("interaction"), f"{path} has {len(interactions)} interactions")
-            body = interactions[number].response_body
-            source = interactions[number].response_source
-            recording = Recording(source)  # a body's lines count within it, as in its errors
+            path = Path(os.path.normpath(base / w.str(given[0])))
+            if given[0] == "file":
+                response = recorded_body(path)
+                responses: tuple[RecordedResponse, ...] = (response,)
+                number = None
+            else:
+                responses = recorded_cassette(path)
+                number = w.int("interaction", 0, minimum=0)
+            try:
+                response = choose_stream(responses, number, dialect)
+            except UsageError as exc:
+                w.fail(w.line_of("interaction") if w.has("interaction") else w.line, str(exc))
+            # JSON lines come back in their SSE framing; a body's lines count within it
+            body, source = response.body, response.source
+            recording = Recording(source)
         turn = list(codecs[dialect].decode(body, source=source))
         return dialect, split_sse(body, source=source), turn, recording
     except (WireError, OSError, UnicodeDecodeError) as exc:

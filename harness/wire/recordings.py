@@ -196,8 +196,18 @@ def recorded_responses(path: str | os.PathLike[str]) -> tuple[RecordedResponse, 
     raw body."""
     name = os.fspath(path)
     if name.endswith((".yaml", ".yml")):
-        return tuple(_from_interaction(i) for i in read_cassette(name))
-    return (_from_file(name),)
+        return recorded_cassette(name)
+    return (recorded_body(name),)
+
+
+def recorded_cassette(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:
+    """Every response of a vcrpy cassette, whatever the file's name."""
+    return tuple(_from_interaction(i) for i in read_cassette(path))
+
+
+def recorded_body(path: str | os.PathLike[str]) -> RecordedResponse:
+    """A raw response body saved to a file, whatever the file's name."""
+    return _from_file(os.fspath(path))
 
 
 def recorded_streams(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:

@@ -595,6 +595,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         print(conversion.text, end="")
     else:
         try:
+            out.parent.mkdir(parents=True, exist_ok=True)  # as harness record makes its folder
             out.write_text(conversion.text, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None

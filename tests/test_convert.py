@@ -183,6 +183,9 @@ def test_stdout_and_refusing_to_overwrite(
     assert code == 2 and "exists; pass --force" in err and out.read_text() == "mine\n"
     assert run_cli(capsys, "convert", path, "-o", str(out), "--force")[0] == 0
     assert out.read_text() == text
+    nested = tmp_path / "scenarios" / "recorded" / "s.yaml"  # its folder is made, as record's
+    assert run_cli(capsys, "convert", path, "-o", str(nested))[0] == 0
+    assert nested.read_text() == text
 
 
 def _cassette(tmp_path: Path, body: str, content_type: str = "text/event-stream") -> Path:

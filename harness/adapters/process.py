@@ -202,6 +202,7 @@ class ProcessAdapter:
     def drive(self, chunks: Iterator[str | bytes]) -> Iterator[DriverOutput]:
         """One turn: answer the process's reads from ``chunks`` and yield what it emits."""
         self._require("drive", "driver")
+        self._after_done()  # nothing may come between turns
         self._send({"op": "drive"})
         cancelled: BaseException | None = None
         emitted = 0

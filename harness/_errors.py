@@ -37,6 +37,9 @@ StreamError (harness.adapters.driver.gemini, a ValueError),
 ResponseFailed (harness.adapters.driver.openai_responses, a RuntimeError)
                           raised by the bundled reference drivers, as a user's driver would;
                           the robust-framing rule reports a driver that raises
+DriverFailed (harness.adapters.process, a RuntimeError)
+                          a driver process said it failed ({"op": "done", "error": ...}); its
+                          drive() raises it, as an in-process driver raising
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def _quote(line: bytes | str, limit: int = 200) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-class DriverFailed(Exception):
+class DriverFailed(RuntimeError):
     """The process's driver failed (``{"op": "done", "error": ...}``), as an in-process driver
     raising."""
 

@@ -1,11 +1,16 @@
-"""Out-of-process adapters: a consumer in any language, spoken to in JSON lines (protocol 1).
+"""Out-of-process adapters: a consumer in any language, spoken to in JSON lines.
 
 The harness starts the command and writes one JSON object per line to its standard input; the
-process answers each with one JSON object per line on its standard output (anything it writes to
-standard error is kept for error messages):
+process answers on its standard output (anything it writes to standard error is kept for error
+messages). docs/PROTOCOL.md is the full description; in short:
 
-    -> {"op": "hello", "protocol": 1}
-    <- {"ok": true, "protocol": 1, "layers": ["session"], "name": "my-consumer"}
+    -> {"op": "hello", "protocol": 2, "protocols": [1, 2]}
+    <- {"ok": true, "protocol": 2, "layers": ["driver"], "name": "my-driver",
+        "dialect": "anthropic", "emits_calls": "per-call", "reads": "chunks"}
+
+Protocol 1, the session layer (a process answering ``"protocol": 1``, or refusing the hello of
+protocol 2, is spoken to in protocol 1 exactly as before):
+
     -> {"op": "feed", "event": {"type": "tool_select", "session_id": "main", ...}}
     <- {"ok": true}
     -> {"op": "notifications"}
@@ -15,61 +20,130 @@ standard error is kept for error messages):
     -> {"op": "shutdown"}
        (the process exits)
 
+Protocol 2 adds the history layer (``feed``, then ``history`` / ``request`` / ``rebuild`` with a
+``session_id``, each answered ``{"ok": true, "messages": [...]}``) and the driver layer, where
+after ``{"op": "drive"}`` the process speaks first until it says ``done``:
+
+    <- {"op": "read"}                     -> {"chunk": "..."} | {"bytes": "<base64>"}
+                                             | {"end": true} | {"cancelled": true}
+    <- {"op": "emit", "output": {...}}    (coerce_output's dict form; no answer)
+    <- {"op": "close"}                    (the driver released the stream; no answer)
+    <- {"op": "done"} | {"op": "done", "cancelled": true} | {"op": "done", "error": "..."}
+
 An answer ``{"ok": false, "error": "..."}`` reports a failure of the consumer. Events are
 ``event_to_json`` of the canonical events; observations have the field names of
 ``harness.model.observation``. A process that exits, writes something that is not a JSON
-object, or stops answering gives an ``error`` result.
+object, says something out of place or stops answering gives an ``error`` result.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
+import os
+import select
 import shlex
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from harness._errors import AdapterError
+from harness._errors import AdapterError, UsageError
+from harness.model.driver import DriverOutput, MalformedOutput, coerce_output
 from harness.model.session import SessionEvent, event_to_json
 
-PROTOCOL = 1
+#: the protocols the harness speaks, newest last
+PROTOCOLS = (1, 2)
+PROTOCOL = PROTOCOLS[-1]
+#: ``emits_calls`` and ``reads`` a protocol-2 hello may give (the first is the default)
+EMITS_CALLS = ("per-call", "per-message")
+#: hello's ``reads`` -> the in-process adapters' ``reads``
+READS = {"chunks": "events", "bytes": "bytes"}
+#: how long a probe of the factory (which dialect?) waits for the hello
+PROBE_SECONDS = 10.0
+
+
+def _quote(line: bytes | str, limit: int = 200) -> str:
+    """A line as an error message shows it: short, escaped."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    text = text.rstrip("\r\n")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+class DriverFailed(Exception):
+    """The process's driver failed (``{"op": "done", "error": ...}``), as an in-process driver
+    raising."""
 
 
 class ProcessAdapter:
-    """A session-layer adapter that forwards everything to a child process."""
+    """An adapter that forwards everything to a child process: the session layer (protocol 1),
+    and the history and driver layers (protocol 2)."""
 
     def __init__(self, command: Sequence[str]) -> None:
         self.command = list(command)
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept open until close()
         try:
             self.process = subprocess.Popen(
-                self.command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self.stderr,
-                text=True,
-                encoding="utf-8",
-                bufsize=1,
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr
             )
         except OSError as exc:
             self.stderr.close()
             raise AdapterError(f"cannot start {shlex.join(self.command)}: {exc.strerror}") from None
         self._hello: dict[str, Any] | None = None
+        # our own line buffer over the raw pipe, so that we know what the process has sent
+        # and not yet been read (select() cannot see into a Python buffer)
+        self._buffer = bytearray()
+        self._eof = False
+
+    # -- the conversation ----------------------------------------------------------------
 
     # The handshake happens on first use, not in __init__: by then the replayer holds this
     # object, so a process that hangs or fails at hello is still killed and closed.
-    def hello(self) -> dict[str, Any]:
+    def hello(self, timeout: float | None = None) -> dict[str, Any]:
         if self._hello is None:
-            answer = self.request({"op": "hello", "protocol": PROTOCOL})
-            if answer.get("protocol") != PROTOCOL:
+            offer = {"op": "hello", "protocol": PROTOCOL, "protocols": list(PROTOCOLS)}
+            answer = self._ask(offer, timeout=timeout, refusal_ok=True)
+            if answer.get("ok") is not True:
+                error = answer.get("error", "no error message")
+                if "protocol" not in str(error).lower():
+                    raise AdapterError(f"the adapter process failed on 'hello': {error}")
+                # a protocol-1 process refuses a protocol it does not know: greet it as before
+                answer = self._ask({"op": "hello", "protocol": 1}, timeout=timeout)
+            said = answer.get("protocol")
+            if said not in PROTOCOLS or isinstance(said, bool):
                 raise AdapterError(
-                    f"{shlex.join(self.command)} speaks protocol {answer.get('protocol')!r}; "
-                    f"the harness speaks {PROTOCOL}"
+                    f"{shlex.join(self.command)} answered hello with protocol {said!r}; "
+                    f"the harness speaks {' or '.join(map(str, PROTOCOLS))}"
                 )
+            if said >= 2:
+                self._check_hello(answer)
             self._hello = answer
         return self._hello
+
+    def _check_hello(self, answer: dict[str, Any]) -> None:
+        def wrong(what: str) -> AdapterError:
+            return AdapterError(f"{shlex.join(self.command)} said in its hello {what}")
+
+        layers = answer.get("layers", ["session"])
+        if not isinstance(layers, list) or not all(isinstance(x, str) for x in layers):
+            raise wrong(f'"layers": {json.dumps(layers)}; it is a list of layer names')
+        if "driver" in layers and not isinstance(answer.get("dialect"), str):
+            raise wrong(
+                f'"dialect": {json.dumps(answer.get("dialect"))}; the driver layer needs the '
+                'name of the dialect it reads ("anthropic", "openai-chat", ...)'
+            )
+        emits = answer.get("emits_calls", EMITS_CALLS[0])
+        if emits not in EMITS_CALLS:
+            raise wrong(f'"emits_calls": {json.dumps(emits)}; expected "per-call" or "per-message"')
+        reads = answer.get("reads", "chunks")
+        if reads not in READS:
+            raise wrong(f'"reads": {json.dumps(reads)}; expected "chunks" or "bytes"')
+
+    @property
+    def protocol(self) -> int:
+        return int(self.hello()["protocol"])
 
     @property
     def layers(self) -> tuple[str, ...]:
@@ -79,43 +153,208 @@ class ProcessAdapter:
     def name(self) -> str:
         return str(self.hello().get("name") or shlex.join(self.command))
 
+    @property
+    def dialect(self) -> str | None:
+        value = self.hello().get("dialect")
+        return value if isinstance(value, str) else None
+
+    @property
+    def emits_calls(self) -> str:
+        return str(self.hello().get("emits_calls", EMITS_CALLS[0]))
+
+    @property
+    def reads(self) -> str:
+        return READS[str(self.hello().get("reads", "chunks"))]
+
+    # -- session layer (protocol 1) and the feed of the history layer --------------------
+
     def feed(self, event: SessionEvent) -> None:
-        self.request({"op": "feed", "event": event_to_json(event)})
+        self._ask({"op": "feed", "event": event_to_json(event)})
 
     def notifications(self) -> Any:
-        return self.request({"op": "notifications"}).get("notifications")
+        return self._ask({"op": "notifications"}).get("notifications")
 
     def transcript(self) -> Any:
-        return self.request({"op": "transcript"}).get("transcript")
+        return self._ask({"op": "transcript"}).get("transcript")
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        try:
-            self.process.stdin.write(json.dumps(message) + "\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise AdapterError(self._exited(f"before it could be sent {message['op']!r}")) from None
-        line = self.process.stdout.readline()
-        if not line:
-            raise AdapterError(self._exited(f"instead of answering {message['op']!r}"))
-        try:
-            answer = json.loads(line)
-        except ValueError:
+    # -- history layer ---------------------------------------------------------------------
+
+    def history(self, session_id: str) -> Any:
+        return self._messages("history", session_id)
+
+    def request(self, session_id: str) -> Any:
+        return self._messages("request", session_id)
+
+    def rebuild(self, session_id: str) -> Any:
+        return self._messages("rebuild", session_id)
+
+    def _messages(self, op: str, session_id: str) -> Any:
+        self._require(op, "history")
+        answer = self._ask({"op": op, "session_id": session_id})
+        if "messages" not in answer:
             raise AdapterError(
-                f"the adapter process answered {message['op']!r} with something that is not "
-                f"JSON: {line.rstrip()[:200]!r}"
-            ) from None
-        if not isinstance(answer, dict):
-            raise AdapterError(
-                f"the adapter process answered {message['op']!r} with {line.rstrip()[:200]!r}; "
-                "each answer is a JSON object"
+                f"the adapter process answered {op!r} without messages: {_quote(json.dumps(answer))}"
             )
-        if answer.get("ok") is not True:
+        return answer["messages"]
+
+    # -- driver layer ----------------------------------------------------------------------
+
+    def drive(self, chunks: Iterator[str | bytes]) -> Iterator[DriverOutput]:
+        """One turn: answer the process's reads from ``chunks`` and yield what it emits."""
+        self._require("drive", "driver")
+        self._send({"op": "drive"})
+        cancelled: BaseException | None = None
+        emitted = 0
+        while True:
+            line, message = self._turn_message()
+            op = message.get("op")
+            if op == "read":
+                try:
+                    chunk = next(chunks)
+                except StopIteration:
+                    self._send({"end": True})
+                except (GeneratorExit, KeyboardInterrupt, SystemExit):
+                    raise
+                except BaseException as exc:  # the cancellation the replayer injects
+                    cancelled = exc
+                    self._send({"cancelled": True})
+                else:
+                    if isinstance(chunk, bytes):
+                        self._send({"bytes": base64.b64encode(chunk).decode("ascii")})
+                    else:
+                        self._send({"chunk": chunk})
+            elif op == "emit":
+                try:
+                    output = coerce_output(message.get("output"), emitted)
+                except MalformedOutput as exc:
+                    raise AdapterError(
+                        f"the adapter process emitted a malformed output ({exc}): {_quote(line)}"
+                    ) from None
+                emitted += 1
+                yield output
+            elif op == "close":
+                close = getattr(chunks, "close", None)
+                if callable(close):
+                    close()
+            elif op == "done":
+                self._after_done()
+                error = message.get("error")
+                if error is not None:
+                    raise DriverFailed(str(error))
+                if message.get("cancelled") is True:
+                    if cancelled is None:
+                        raise AdapterError(
+                            "the adapter process said it stopped because of a cancellation, "
+                            f"but none was sent to it: {_quote(line)}"
+                        )
+                    raise cancelled
+                return
+            else:
+                raise AdapterError(
+                    f"the adapter process sent an unknown op {op!r} during drive "
+                    f"(expected read, emit, close or done): {_quote(line)}"
+                )
+
+    def _turn_message(self) -> tuple[bytes, dict[str, Any]]:
+        line = self._read_line()
+        if line is None:
+            raise AdapterError(self._exited("during drive, before it said done"))
+        message = self._parse(line, "wrote during drive")
+        if "ok" in message:
             raise AdapterError(
-                f"the adapter process failed on {message['op']!r}: "
-                f"{answer.get('error', 'no error message')}"
+                "the adapter process answered during drive, where only it speaks first "
+                f"(read, emit, close, done): {_quote(line)}"
+            )
+        return line, message
+
+    def _after_done(self) -> None:
+        """A line already sent after ``done`` is out of place (an emit after the turn ended)."""
+        line = self._read_line(timeout=0)
+        if line is not None:
+            raise AdapterError(
+                f"the adapter process sent a line after done, when the turn was over: {_quote(line)}"
+            )
+
+    def _require(self, op: str, layer: str) -> None:
+        if layer not in self.layers or self.protocol < 2:
+            raise AdapterError(
+                f"{op} is the {layer} layer of protocol 2; the adapter process speaks protocol "
+                f"{self.protocol} with the layers {', '.join(self.layers)}"
+            )
+
+    # -- lines -----------------------------------------------------------------------------
+
+    def _ask(
+        self, message: dict[str, Any], *, timeout: float | None = None, refusal_ok: bool = False
+    ) -> dict[str, Any]:
+        op = message["op"]
+        self._send(message)
+        line = self._read_line(timeout)
+        if line is None:
+            if not self._eof:
+                raise AdapterError(f"the adapter process did not answer {op!r} within {timeout:g}s")
+            raise AdapterError(self._exited(f"instead of answering {op!r}"))
+        answer = self._parse(line, f"answered {op!r} with")
+        if "op" in answer and "ok" not in answer:
+            raise AdapterError(
+                f"the adapter process sent {answer['op']!r} where it should answer {op!r}: "
+                f"{_quote(line)}"
+            )
+        if answer.get("ok") is not True and not refusal_ok:
+            raise AdapterError(
+                f"the adapter process failed on {op!r}: {answer.get('error', 'no error message')}"
             )
         return answer
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            what = message.get("op") or next(iter(message), "")
+            raise AdapterError(self._exited(f"before it could be sent {what!r}")) from None
+
+    def _read_line(self, timeout: float | None = None) -> bytes | None:
+        """The next line; None at end of file, or when ``timeout`` passes without one."""
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[: end + 1])
+                del self._buffer[: end + 1]
+                return line
+            if self._eof:
+                return None
+            if deadline is not None:
+                left = max(0.0, deadline - time.monotonic())
+                if not select.select([fd], [], [], left)[0]:
+                    return None
+            data = os.read(fd, 65536)
+            if not data:
+                self._eof = True
+                if self._buffer:  # a last line without its newline
+                    line = bytes(self._buffer)
+                    self._buffer.clear()
+                    return line
+                return None
+            self._buffer += data
+
+    def _parse(self, line: bytes, when: str) -> dict[str, Any]:
+        """``when`` completes "the adapter process ... something that is not JSON"."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise AdapterError(
+                f"the adapter process {when} something that is not JSON: {_quote(line)}"
+            ) from None
+        if not isinstance(message, dict):
+            raise AdapterError(
+                f"the adapter process {when} {_quote(line)}; each line is a JSON object"
+            )
+        return message
 
     def _exited(self, when: str) -> str:
         try:
@@ -138,7 +377,7 @@ class ProcessAdapter:
         if self.process.poll() is None:
             try:
                 assert self.process.stdin is not None
-                self.process.stdin.write(json.dumps({"op": "shutdown"}) + "\n")
+                self.process.stdin.write(json.dumps({"op": "shutdown"}).encode() + b"\n")
                 self.process.stdin.flush()
                 self.process.wait(timeout=2)
             except (OSError, ValueError, subprocess.TimeoutExpired):
@@ -150,14 +389,51 @@ class ProcessAdapter:
         self.stderr.close()
 
 
-def process_factory(command: str) -> Any:
+class ProcessFactory:
+    """Makes a ``ProcessAdapter`` per scenario. What the process declares in its hello
+    (``dialect``, ``reads``, ``emits_calls``) is asked of one process started for the
+    purpose, once, so that the harness can plan a driver's cases before replaying them."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self.argv = list(argv)
+        self._declared: dict[str, Any] | None = None
+
+    def __call__(self) -> ProcessAdapter:
+        return ProcessAdapter(self.argv)
+
+    def _probe(self) -> dict[str, Any]:
+        if self._declared is None:
+            self._declared = {}
+            try:
+                adapter = ProcessAdapter(self.argv)
+            except AdapterError:
+                return self._declared
+            try:
+                self._declared = adapter.hello(timeout=PROBE_SECONDS)
+            except AdapterError:
+                pass  # the replay says what goes wrong, scenario by scenario
+            finally:
+                adapter.close()
+        return self._declared
+
+    @property
+    def dialect(self) -> str | None:
+        value = self._probe().get("dialect")
+        return value if isinstance(value, str) else None
+
+    @property
+    def reads(self) -> str | None:
+        value = self._probe().get("reads", "chunks")
+        return READS.get(value) if isinstance(value, str) else None
+
+    @property
+    def emits_calls(self) -> str | None:
+        value = self._probe().get("emits_calls", EMITS_CALLS[0])
+        return value if isinstance(value, str) else None
+
+
+def process_factory(command: str) -> ProcessFactory:
     argv = shlex.split(command)
     if not argv:
-        from harness._errors import UsageError
-
         raise UsageError("exec: needs a command, e.g. exec:node consumer.mjs")
-
-    def make() -> ProcessAdapter:
-        return ProcessAdapter(argv)
-
-    return make
+    return ProcessFactory(argv)

@@ -41,7 +41,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import os
 import select
 import shlex
 import subprocess
@@ -85,15 +84,20 @@ class ProcessAdapter:
         self.command = list(command)
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept open until close()
         try:
+            # unbuffered: select() must see everything the process sent that we have not read
             self.process = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                bufsize=0,
             )
         except OSError as exc:
             self.stderr.close()
             raise AdapterError(f"cannot start {shlex.join(self.command)}: {exc.strerror}") from None
         self._hello: dict[str, Any] | None = None
-        # our own line buffer over the raw pipe, so that we know what the process has sent
-        # and not yet been read (select() cannot see into a Python buffer)
+        # our own line buffer over the unbuffered pipe, so that we know what the process has
+        # sent and we have not yet read
         self._buffer = bytearray()
         self._eof = False
 
@@ -202,6 +206,7 @@ class ProcessAdapter:
     def drive(self, chunks: Iterator[str | bytes]) -> Iterator[DriverOutput]:
         """One turn: answer the process's reads from ``chunks`` and yield what it emits."""
         self._require("drive", "driver")
+        self._after_done()  # nothing may come between turns
         self._send({"op": "drive"})
         cancelled: BaseException | None = None
         emitted = 0
@@ -308,17 +313,18 @@ class ProcessAdapter:
 
     def _send(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
+        data = memoryview(json.dumps(message).encode("utf-8") + b"\n")
         try:
-            self.process.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
+            while data:  # an unbuffered write may take part of it
+                data = data[self.process.stdin.write(data) or 0 :]
+        except (OSError, ValueError):
             what = message.get("op") or next(iter(message), "")
             raise AdapterError(self._exited(f"before it could be sent {what!r}")) from None
 
     def _read_line(self, timeout: float | None = None) -> bytes | None:
         """The next line; None at end of file, or when ``timeout`` passes without one."""
-        assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
+        stdout = self.process.stdout
+        assert stdout is not None
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             end = self._buffer.find(b"\n")
@@ -328,11 +334,14 @@ class ProcessAdapter:
                 return line
             if self._eof:
                 return None
-            if deadline is not None:
-                left = max(0.0, deadline - time.monotonic())
-                if not select.select([fd], [], [], left)[0]:
-                    return None
-            data = os.read(fd, 65536)
+            try:
+                if deadline is not None:
+                    left = max(0.0, deadline - time.monotonic())
+                    if not select.select([stdout], [], [], left)[0]:
+                        return None
+                data = stdout.read(65536)
+            except (OSError, ValueError):  # closed under us: a hung process was killed
+                data = b""
             if not data:
                 self._eof = True
                 if self._buffer:  # a last line without its newline

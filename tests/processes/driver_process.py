@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -25,8 +26,8 @@ MISBEHAVIOURS = (
     "not-json",  # writes a line that is not JSON during the turn
     "unknown-op",  # sends {"op": "yield"}
     "hang",  # stops talking after the first read
-    "read-after-end",  # reads once more after {"end": true}
-    "no-done",  # exits after the stream ends without saying done
+    "read-after-end",  # reads to the end of the stream, then once more
+    "no-done",  # exits after the turn without saying done
     "emit-after-done",  # emits once more after done
     "ghost-call",  # emits a tool call whose id no chunk carried
 )
@@ -55,17 +56,17 @@ class Chunks:
     def __init__(self, misbehave: str | None) -> None:
         self.misbehave = misbehave
         self.ended = False
+        self.reads = 0
 
     def __iter__(self) -> Chunks:
         return self
 
     def __next__(self) -> str | bytes:
-        if self.misbehave == "hang" and self.ended is None:
-            time.sleep(3600)
+        if self.misbehave == "hang" and self.reads >= 1:
+            time.sleep(3600)  # stops talking after the first read
         send({"op": "read"})
         answer = receive()
-        if self.misbehave == "hang":
-            self.ended = None  # type: ignore[assignment]  # next read hangs
+        self.reads += 1
         if "chunk" in answer:
             return str(answer["chunk"])
         if "bytes" in answer:
@@ -73,12 +74,7 @@ class Chunks:
         if answer.get("cancelled"):
             raise Cancelled
         if answer.get("end"):
-            if self.misbehave == "read-after-end" and not self.ended:
-                self.ended = True
-                return next(self)
             self.ended = True
-            if self.misbehave == "no-done":
-                sys.exit(0)
             raise StopIteration
         raise RuntimeError(f"unexpected answer to read: {answer}")
 
@@ -131,12 +127,25 @@ def drive(driver: Any, misbehave: str | None) -> None:
     except Exception as exc:
         send({"op": "done", "error": f"{type(exc).__name__}: {exc}"})
         return
+    if misbehave == "read-after-end":
+        while not chunks.ended:
+            next(chunks, None)
+        next(chunks, None)  # once more, past the end
+    if misbehave == "no-done":
+        sys.exit(0)
+    if misbehave == "emit-after-done":  # both lines in one write, as a buffered writer sends them
+        late = {"op": "emit", "output": {"type": "text", "text": "late"}}
+        sys.stdout.write(json.dumps({"op": "done"}) + "\n" + json.dumps(late) + "\n")
+        sys.stdout.flush()
+        return
     send({"op": "done"})
-    if misbehave == "emit-after-done":
-        send({"op": "emit", "output": {"type": "text", "text": "late"}})
 
 
 def main(argv: list[str]) -> int:
+    pid_file = os.environ.get("DRIVER_PROCESS_PID_FILE")
+    if pid_file:  # for the tests: is the process gone after the replay?
+        with open(pid_file, "w", encoding="utf-8") as f:
+            f.write(str(os.getpid()))
     name = argv[0]
     misbehave = None
     for arg in argv[1:]:

@@ -1,0 +1,234 @@
+#!/usr/bin/env node
+// An Anthropic SSE driver in JavaScript (Node 20, no dependencies), spoken to by the harness in
+// JSON lines (protocol 2, driver layer: see docs/PROTOCOL.md).
+//
+// It is shaped like the AgentX event layer's SSE driver: it reads the stream events an agent
+// forwards over SSE (dialect anthropic-agent: every message cycle of a turn on one stream),
+// assembles text and tool_use blocks from their deltas, emits each tool call when its
+// content_block_stop arrives and the turn's end at the message_stop of its final message.
+// A message_stop after stop_reason "tool_use" ends a message, not the turn: the driver reads on.
+//
+//   harness run scenarios/driver --adapter "exec:node examples/drivers/js/driver.mjs"
+//
+// --bug=ends-at-first-message-stop puts back the AgentX bug: the iterator ends at the first
+// message_stop, so the UI waits for a tool result forever.
+
+import { createInterface } from 'node:readline';
+
+const NAME = 'js-anthropic-sse-driver';
+const BUGS = new Set(['ends-at-first-message-stop']);
+
+// -- the conversation with the harness ------------------------------------------------------
+
+const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0); // the harness stopped listening
+  throw err;
+});
+
+// Lines from the harness, pulled one at a time: a driver asks for the next chunk when it wants it.
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+const queue = [];
+const waiting = [];
+let closed = false;
+lines.on('line', (line) => {
+  const waiter = waiting.shift();
+  if (waiter) waiter(line);
+  else queue.push(line);
+});
+lines.on('close', () => {
+  closed = true;
+  for (const waiter of waiting.splice(0)) waiter(null);
+});
+
+function nextLine() {
+  if (queue.length > 0) return Promise.resolve(queue.shift());
+  if (closed) return Promise.resolve(null);
+  return new Promise((resolve) => waiting.push(resolve));
+}
+
+async function receive() {
+  const line = await nextLine();
+  if (line === null) process.exit(0); // stdin closed: the harness is gone
+  return JSON.parse(line);
+}
+
+class Cancelled extends Error {}
+
+// The stream as the driver sees it: each read asks the harness for the next chunk.
+class Chunks {
+  async read() {
+    send({ op: 'read' });
+    const answer = await receive();
+    if (typeof answer.chunk === 'string') return answer.chunk;
+    if (typeof answer.bytes === 'string') return Buffer.from(answer.bytes, 'base64').toString('utf8');
+    if (answer.cancelled === true) throw new Cancelled('the turn was cancelled');
+    if (answer.end === true) return null;
+    throw new Error(`unexpected answer to read: ${JSON.stringify(answer).slice(0, 200)}`);
+  }
+
+  close() {
+    send({ op: 'close' });
+  }
+}
+
+// -- server-sent events (WHATWG parsing) ----------------------------------------------------
+
+function* sseEvents(text) {
+  if (text.startsWith('\ufeff')) text = text.slice(1);
+  let data = [];
+  let event = '';
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === '') {
+      if (data.length > 0) yield { event: event || null, data: data.join('\n') };
+      data = [];
+      event = '';
+      continue;
+    }
+    if (line.startsWith(':')) continue; // a comment: keep-alive
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (name === 'data') data.push(value);
+    else if (name === 'event') event = value;
+  }
+  if (data.length > 0) yield { event: event || null, data: data.join('\n') };
+}
+
+// Every JSON payload the stream carries, read chunk by chunk, as the stream layer's events.
+async function* streamEvents(chunks) {
+  for (;;) {
+    const chunk = await chunks.read();
+    if (chunk === null) return;
+    for (const sse of sseEvents(chunk)) {
+      if (sse.data.trim() === '[DONE]') continue;
+      yield JSON.parse(sse.data);
+    }
+  }
+}
+
+// -- the driver: stream layer -> what the consumer shows ------------------------------------
+
+function completeArguments(text) {
+  if (text === '') return true; // a call without arguments
+  try {
+    const value = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+async function* turn(chunks, bugs) {
+  let blocks = new Map();
+  const started = new Set();
+  let stopReason = 'end_turn';
+
+  function* finish(block) {
+    if (!block || block.done) return; // a repeated content_block_stop changes nothing
+    block.done = true;
+    if (block.type === 'tool_use' || block.type === 'server_tool_use') {
+      const args = block.parts.join('');
+      yield { type: 'tool_call', id: block.id, name: block.name, arguments: args, valid: completeArguments(args) };
+    }
+  }
+
+  for await (const event of streamEvents(chunks)) {
+    const kind = event && typeof event === 'object' ? event.type : undefined;
+    if (kind === 'message_start') {
+      const id = (event.message && event.message.id) || '';
+      if (started.has(id)) continue; // a repeated message_start must not reset the message
+      started.add(id);
+      blocks = new Map();
+    } else if (kind === 'content_block_start') {
+      const block = event.content_block || {};
+      blocks.set(event.index, { type: block.type, id: block.id || '', name: block.name || '', parts: [], done: false });
+    } else if (kind === 'content_block_delta') {
+      const block = blocks.get(event.index);
+      const delta = event.delta || {};
+      if (!block) continue;
+      if (delta.type === 'text_delta') yield { type: 'text', text: delta.text };
+      else if (delta.type === 'input_json_delta') block.parts.push(delta.partial_json);
+    } else if (kind === 'content_block_stop') {
+      yield* finish(blocks.get(event.index));
+    } else if (kind === 'message_delta') {
+      stopReason = (event.delta && event.delta.stop_reason) || 'end_turn';
+      // cut short (max_tokens): the calls still open end here
+      for (const index of [...blocks.keys()].sort((a, b) => a - b)) yield* finish(blocks.get(index));
+    } else if (kind === 'message_stop') {
+      if (bugs.has('ends-at-first-message-stop')) {
+        yield { type: 'turn_end', stop_reason: stopReason };
+        return; // the AgentX bug: one message taken for the whole turn
+      }
+      if (stopReason === 'tool_use') continue; // the end of a message; the turn goes on
+      const called = [...blocks.values()].some((b) => b.type === 'tool_use');
+      // 'end_turn' with tool calls in the message: the tools still have to run
+      const reason = called && stopReason !== 'max_tokens' ? 'tool_use' : stopReason;
+      yield { type: 'turn_end', stop_reason: reason };
+      return; // the stream goes on with the next turn: stop reading here
+    }
+    // ping, an SDK's assembled 'assistant' copy, anything else: nothing to emit
+  }
+}
+
+async function drive(bugs) {
+  const chunks = new Chunks();
+  let outcome = { op: 'done' };
+  try {
+    for await (const output of turn(chunks, bugs)) send({ op: 'emit', output });
+  } catch (err) {
+    outcome = err instanceof Cancelled ? { op: 'done', cancelled: true } : { op: 'done', error: String(err) };
+  }
+  chunks.close(); // done, failed or cancelled: the response is released
+  send(outcome);
+}
+
+// -- main -------------------------------------------------------------------------------------
+
+function parseOptions(argv) {
+  const bugs = new Set();
+  for (const arg of argv) {
+    const bug = arg.startsWith('--bug=') ? arg.slice(6) : undefined;
+    if (bug && BUGS.has(bug)) bugs.add(bug);
+    else {
+      process.stderr.write(`unknown option ${arg}; known: ${[...BUGS].map((b) => `--bug=${b}`).join(', ')}\n`);
+      process.exit(2);
+    }
+  }
+  return bugs;
+}
+
+async function main() {
+  const bugs = parseOptions(process.argv.slice(2));
+  const name = bugs.size > 0 ? `${NAME} (bug: ${[...bugs].join(', ')})` : NAME;
+  for (;;) {
+    const request = await receive();
+    if (request.op === 'hello') {
+      if (!Array.isArray(request.protocols) || !request.protocols.includes(2)) {
+        send({ ok: false, error: `this driver speaks protocol 2, not ${JSON.stringify(request.protocol)}` });
+        continue;
+      }
+      send({
+        ok: true,
+        protocol: 2,
+        layers: ['driver'],
+        name,
+        dialect: 'anthropic-agent',
+        emits_calls: 'per-call',
+        reads: 'chunks',
+      });
+    } else if (request.op === 'drive') {
+      await drive(bugs);
+    } else if (request.op === 'shutdown') {
+      process.exit(0);
+    } else {
+      send({ ok: false, error: `unknown op ${JSON.stringify(request.op)}` });
+    }
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err && err.stack ? err.stack : err}\n`);
+  process.exit(1);
+});

@@ -2,6 +2,7 @@
 #   make demo   the built-in scenario library against every bundled adapter
 #   make test   the whole test suite
 # and for contributors:
+#   make examples   build the Go example consumers (needs go; the JavaScript one needs no build)
 #   make test-fast   the suite without the tests marked slow, in seconds
 #   make test-litellm   the litellm adapter's tests, in a second environment
 PYTHON ?= python3
@@ -9,7 +10,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast test-litellm lint bench clean
+.PHONY: demo test test-fast test-litellm lint bench clean examples
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,7 +31,16 @@ define run_pytest
 	exit $$status
 endef
 
-test: $(STAMP)
+# The Go examples: standard library only, one binary each in their bin/. Their tests build them
+# too; `make test` builds them first where go is installed.
+GO ?= go
+HAVE_GO := $(shell command -v $(GO) 2>/dev/null)
+
+examples:
+	cd examples/drivers/go && $(GO) build -o bin/driver .
+	cd examples/history/go && $(GO) build -o bin/store .
+
+test: $(STAMP) $(if $(HAVE_GO),examples)
 	$(call run_pytest,)
 
 test-fast: $(STAMP)

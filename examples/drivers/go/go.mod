@@ -1,0 +1,3 @@
+module streamharness.example/driver
+
+go 1.19

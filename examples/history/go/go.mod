@@ -1,0 +1,3 @@
+module streamharness.example/store
+
+go 1.19

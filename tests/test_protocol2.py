@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import os
 import shlex
 import shutil
@@ -367,3 +368,51 @@ def test_js_driver_bug_ends_at_first_message_stop_is_caught() -> None:
     result = replay(load_scenario(MULTI_CYCLE), js_driver("--bug=ends-at-first-message-stop"))
     assert result.status == "fail", describe(result)
     assert "turn-lifetime" in {v.rule for v in result.violations}, describe(result)
+
+
+# -- the JS driver's second mode: end to end over real HTTP, against harness serve ---------------
+
+HTTP_SCENARIOS = ["multi-cycle-turn", "five-tool-cycles", "thinking-then-tool-call-cycles"]
+
+
+def _over_http(scenario: DriverScenario, *options: str, faults: tuple[str, ...] = ()) -> dict:
+    """What the JS driver emits reading the scenario from `harness serve` over HTTP."""
+    import subprocess
+
+    from harness.model.driver import DriverObservation, coerce_output
+    from harness.serve import serving
+
+    if shutil.which("node") is None:
+        pytest.fail("`node` is not on PATH: the JavaScript driver needs Node.js 20 or later")
+    with serving(scenario, dialect="anthropic-agent", faults=faults) as stand:
+        done = subprocess.run(
+            ["node", str(JS_DRIVER), f"--url={stand.url}/v1/messages", *options],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    outputs = [
+        coerce_output(json.loads(line), i) for i, line in enumerate(done.stdout.splitlines())
+    ]
+    return DriverObservation("anthropic-agent", tuple(outputs), (), 0).to_data()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", HTTP_SCENARIOS)
+def test_the_js_driver_over_http_emits_what_it_emits_over_the_protocol(name: str) -> None:
+    """The same driver, two transports: a served scenario read over real HTTP (one event per
+    HTTP chunk, and with an event split across two HTTP chunks) gives the outputs the protocol
+    replay gave, and the bug flag shows over HTTP as it does there."""
+    scenario = load_scenario(LIBRARY / "driver" / f"{name}.yaml")
+    assert isinstance(scenario, DriverScenario)
+    for options in ((), ("--bug=ends-at-first-message-stop",)):
+        result = replay(scenario, js_driver(*options))
+        assert result.observation is not None
+        expected = result.observation.to_data()
+        assert _over_http(scenario, *options) == expected
+        assert _over_http(scenario, *options, faults=("split:2", "split:5")) == expected
+    whole = replay(scenario, js_driver()).observation
+    cut = replay(scenario, js_driver("--bug=ends-at-first-message-stop")).observation
+    assert whole is not None and cut is not None
+    assert len(cut.outputs) < len(whole.outputs)  # the bug is visible, not a no-op

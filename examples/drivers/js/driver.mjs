@@ -12,6 +12,10 @@
 //
 // --bug=ends-at-first-message-stop puts back the AgentX bug: the iterator ends at the first
 // message_stop, so the UI waits for a tool result forever.
+//
+// --url URL is the second mode, end to end over real HTTP: the driver POSTs to URL (a provider,
+// or `harness serve SCENARIO --dialect anthropic-agent`), reads the body as the network cuts it,
+// and prints each output as a JSON line, the same objects it emits to the harness.
 
 import { createInterface } from 'node:readline';
 
@@ -69,6 +73,51 @@ class Chunks {
 
   close() {
     send({ op: 'close' });
+  }
+}
+
+// The stream over HTTP: a body cut anywhere by the network, given to the driver one whole event
+// at a time (the text up to and with the blank line that ends it).
+class HttpChunks {
+  constructor(url) {
+    this.url = url;
+    this.reader = null;
+    this.decoder = new TextDecoder();
+    this.buffer = '';
+    this.ended = false;
+  }
+
+  async read() {
+    if (this.reader === null) {
+      const response = await fetch(this.url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      if (!response.ok || !response.body) throw new Error(`${this.url} answered HTTP ${response.status}`);
+      this.reader = response.body.getReader();
+    }
+    for (;;) {
+      const end = this.buffer.search(/\r\n\r\n|\n\n|\r\r/);
+      if (end >= 0) {
+        const stop = end + (this.buffer.startsWith('\r\n\r\n', end) ? 4 : 2);
+        const event = this.buffer.slice(0, stop);
+        this.buffer = this.buffer.slice(stop);
+        return event;
+      }
+      if (this.ended) {
+        const rest = this.buffer;
+        this.buffer = '';
+        return rest === '' ? null : rest;
+      }
+      const { value, done } = await this.reader.read();
+      if (done) {
+        this.ended = true;
+        this.buffer += this.decoder.decode();
+      } else {
+        this.buffer += this.decoder.decode(value, { stream: true });
+      }
+    }
+  }
+
+  close() {
+    if (this.reader !== null) this.reader.cancel().catch(() => {});
   }
 }
 
@@ -188,19 +237,33 @@ async function drive(bugs) {
 
 function parseOptions(argv) {
   const bugs = new Set();
+  let url = null;
   for (const arg of argv) {
     const bug = arg.startsWith('--bug=') ? arg.slice(6) : undefined;
     if (bug && BUGS.has(bug)) bugs.add(bug);
+    else if (arg.startsWith('--url=')) url = arg.slice(6);
     else {
-      process.stderr.write(`unknown option ${arg}; known: ${[...BUGS].map((b) => `--bug=${b}`).join(', ')}\n`);
+      const known = [...[...BUGS].map((b) => `--bug=${b}`), '--url=URL'].join(', ');
+      process.stderr.write(`unknown option ${arg}; known: ${known}\n`);
       process.exit(2);
     }
   }
-  return bugs;
+  return { bugs, url };
+}
+
+// The second mode: one turn read over HTTP, each output printed as a JSON line.
+async function overHttp(url, bugs) {
+  const chunks = new HttpChunks(url);
+  try {
+    for await (const output of turn(chunks, bugs)) process.stdout.write(`${JSON.stringify(output)}\n`);
+  } finally {
+    chunks.close();
+  }
 }
 
 async function main() {
-  const bugs = parseOptions(process.argv.slice(2));
+  const { bugs, url } = parseOptions(process.argv.slice(2));
+  if (url !== null) return overHttp(url, bugs);
   const name = bugs.size > 0 ? `${NAME} (bug: ${[...bugs].join(', ')})` : NAME;
   for (;;) {
     const request = await receive();

@@ -28,7 +28,7 @@ from harness._errors import AdapterError
 from harness.adapters.process import DriverFailed, ProcessAdapter
 from harness.adapters.registry import adapter_dialect, resolve_adapter
 from harness.codecs import dialects
-from harness.model.driver import TextOut, ToolCallOut, TurnEnd, WireChunk
+from harness.model.driver import DriverObservation, TextOut, ToolCallOut, TurnEnd, WireChunk
 from harness.replay import replay
 from harness.replay.cases import cases_for
 from harness.replay.driver import DriverReplay
@@ -375,11 +375,13 @@ def test_js_driver_bug_ends_at_first_message_stop_is_caught() -> None:
 HTTP_SCENARIOS = ["multi-cycle-turn", "five-tool-cycles", "thinking-then-tool-call-cycles"]
 
 
-def _over_http(scenario: DriverScenario, *options: str, faults: tuple[str, ...] = ()) -> dict:
+def _over_http(
+    scenario: DriverScenario, *options: str, faults: tuple[str, ...] = ()
+) -> dict[str, object]:
     """What the JS driver emits reading the scenario from `harness serve` over HTTP."""
     import subprocess
 
-    from harness.model.driver import DriverObservation, coerce_output
+    from harness.model.driver import coerce_output
     from harness.serve import serving
 
     if shutil.which("node") is None:
@@ -414,5 +416,5 @@ def test_the_js_driver_over_http_emits_what_it_emits_over_the_protocol(name: str
         assert _over_http(scenario, *options, faults=("split:2", "split:5")) == expected
     whole = replay(scenario, js_driver()).observation
     cut = replay(scenario, js_driver("--bug=ends-at-first-message-stop")).observation
-    assert whole is not None and cut is not None
+    assert isinstance(whole, DriverObservation) and isinstance(cut, DriverObservation)
     assert len(cut.outputs) < len(whole.outputs)  # the bug is visible, not a no-op

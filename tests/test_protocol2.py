@@ -418,3 +418,14 @@ def test_the_js_driver_over_http_emits_what_it_emits_over_the_protocol(name: str
     cut = replay(scenario, js_driver("--bug=ends-at-first-message-stop")).observation
     assert isinstance(whole, DriverObservation) and isinstance(cut, DriverObservation)
     assert len(cut.outputs) < len(whole.outputs)  # the bug is visible, not a no-op
+
+
+def test_an_exec_adapter_declares_the_layers_its_hello_names() -> None:
+    """`harness explore` and the plugin ask which layers an adapter implements; an exec:
+    process answers with its hello (protocol 1: the session layer)."""
+    from harness.adapters.registry import declared_layers
+
+    assert declared_layers(resolve_adapter(history_wrapper())) == ("history",)
+    assert declared_layers(resolve_adapter(wrapper("driver-openai-chat-reference"))) == ("driver",)
+    session = "exec:node " + str(ROOT / "examples" / "js" / "session-consumer.mjs")
+    assert declared_layers(resolve_adapter(session)) == ("session",)

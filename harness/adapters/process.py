@@ -426,6 +426,13 @@ class ProcessFactory:
         return self._declared
 
     @property
+    def layers(self) -> tuple[str, ...]:
+        """The layers the process says it implements (the session layer if it says none, as
+        a protocol-1 process does)."""
+        value = self._probe().get("layers") or ["session"]
+        return tuple(x for x in value if isinstance(x, str)) if isinstance(value, list) else ()
+
+    @property
     def dialect(self) -> str | None:
         value = self._probe().get("dialect")
         return value if isinstance(value, str) else None

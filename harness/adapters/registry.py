@@ -173,9 +173,7 @@ def declared_layers(info: AdapterInfo) -> tuple[str, ...]:
     ``(info.layer,)`` when neither answers."""
     from harness.adapters.protocol import adapter_layers
 
-    if info.name.startswith("exec:"):
-        return (info.layer,)
-    if getattr(info.factory, "layers", None) is not None:
+    if getattr(info.factory, "layers", None) is not None:  # a class, or an exec: process's hello
         return adapter_layers(info.factory) or (info.layer,)
     return _asked_of_one(info, adapter_layers) or (info.layer,)
 

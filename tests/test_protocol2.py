@@ -35,6 +35,7 @@ from harness.replay.driver import DriverReplay
 from harness.replay.result import ScenarioResult
 from harness.scenario import DriverScenario, Scenario, load_all, load_scenario
 from harness.scenario.cases import ALL
+from tests.test_process_adapter import _gone
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "scenarios"
@@ -231,18 +232,6 @@ def test_misbehaving_driver_process(
     finally:
         _kill_leftover(pid_file)
     assert replay(load_scenario(MULTI_CYCLE), "driver-anthropic-agent-reference").status == "pass"
-
-
-def _gone(pid: int, within: float = 3.0) -> bool:
-    deadline = time.monotonic() + within
-    while True:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
 
 
 def _kill_leftover(pid_file: Path) -> None:

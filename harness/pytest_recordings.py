@@ -11,7 +11,7 @@ driver's output is a YAML diff; ``--snapshot-update`` accepts it.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,14 +61,14 @@ def collect(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]
     """The items of every recording under the configured folders."""
     items: list[pytest.Item] = []
     for folder in recording_folders(config):
+        try:
+            prefix = folder.relative_to(config.rootpath).as_posix()
+        except ValueError:
+            prefix = folder.as_posix()
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             relative = path.relative_to(folder).as_posix()
             if any(part.startswith(".") for part in Path(relative).parts):
                 continue
-            try:
-                prefix = folder.relative_to(config.rootpath).as_posix()
-            except ValueError:
-                prefix = folder.as_posix()
             node = RecordingFile.from_parent(session, path=path, nodeid=f"{prefix}/{relative}")
             node.stash[_LABEL] = relative
             items.extend(session.genitems(node))
@@ -76,37 +76,38 @@ def collect(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]
 
 
 _LABEL = pytest.StashKey[str]()
+#: the dialect each named adapter reads, as collection found it (making an adapter, or starting
+#: an exec: process, to ask is done once per session)
+_DIALECTS = pytest.StashKey[dict[str | None, str | None]]()
 _STREAM = pytest.StashKey[tuple[RecordedResponse | None, str, str | None]]()
 
 
 class RecordingFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        from harness.adapters.registry import adapter_dialect, resolve_adapter
         from harness.wire import WireError
         from harness.wire.recordings import recorded_streams
 
         label = self.stash[_LABEL]
         try:
-            streams: Iterable[RecordedResponse | None] = recorded_streams(self.path)
+            streams = recorded_streams(self.path)
         except WireError as exc:
             # an unreadable recording fails as an item, saying where and why
             item = RecordingItem.from_parent(self, name=f"recording[{label}]", callobj=_replay)
             item.stash[_STREAM] = (None, label, str(exc))
             yield item
             return
-        named = self.config.option.harness_adapter
+        named = self.config.option.harness_adapter or [None]
         configured = str(self.config.getini("harness_adapter"))
+        known = self.config.stash.setdefault(_DIALECTS, {})  # asked once per session
+        for adapter in named:
+            reference = adapter or configured or None
+            if reference not in known:
+                known[reference] = _dialect_read(reference)
+        read = {adapter: known[adapter or configured or None] for adapter in named}
         for stream in streams:
-            assert stream is not None
-            for adapter in named or [None]:
-                known = adapter or configured or None
-                if known is not None:
-                    try:
-                        dialect = adapter_dialect(resolve_adapter(known))
-                    except UsageError:
-                        dialect = None  # the item says so when it runs
-                    if dialect is not None and dialect != stream.dialect:
-                        continue  # a stream in another dialect than the driver reads
+            for adapter in named:
+                if read[adapter] not in (None, stream.dialect):
+                    continue  # a stream in another dialect than the driver reads
                 name = f"recording[{label}#{stream.interaction or 0}]"
                 if adapter:
                     name += f"[{adapter}]"
@@ -115,6 +116,19 @@ class RecordingFile(pytest.File):
                 item.add_marker(pytest.mark.harness)  # snapshots in <rootdir>/__snapshots__/harness
                 item.extra_keyword_matches.update({"recording", "driver"})
                 yield item
+
+
+def _dialect_read(reference: str | None) -> str | None:
+    """The dialect the named adapter's driver reads; None when it is not known at collection
+    (no adapter named, or one that cannot be resolved: the item says so when it runs)."""
+    from harness.adapters.registry import adapter_dialect, resolve_adapter
+
+    if reference is None:
+        return None
+    try:
+        return adapter_dialect(resolve_adapter(reference))
+    except UsageError:
+        return None
 
 
 class RecordingItem(pytest.Function):

@@ -98,8 +98,9 @@ def explore(
     reproduces on its own. ``first_party``: driver streams only as the dialect's own servers
     send them, without the quirks only gateways and proxies send."""
     info = resolve_adapter(adapter) if isinstance(adapter, str) else adapter
-    if isinstance(adapter, str):  # explore the first layer it declares
-        info = dataclasses.replace(info, layer=declared_layers(info)[0])
+    declared = declared_layers(info)
+    if info.layer not in declared:  # e.g. an exec: process or a factory function: what it says
+        info = dataclasses.replace(info, layer=declared[0])
     if max_examples < 1:
         raise UsageError(f"the budget must be at least one example, got {max_examples}")
     if seed is None:

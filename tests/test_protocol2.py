@@ -418,3 +418,15 @@ def test_an_exec_adapter_declares_the_layers_its_hello_names() -> None:
     assert declared_layers(resolve_adapter(wrapper("driver-openai-chat-reference"))) == ("driver",)
     session = "exec:node " + str(ROOT / "examples" / "js" / "session-consumer.mjs")
     assert declared_layers(resolve_adapter(session)) == ("session",)
+
+
+def test_exploring_an_exec_adapter_given_resolved_explores_the_layer_it_declares(
+    tmp_path: Path,
+) -> None:
+    """The plugin hands explore() an AdapterInfo, not a name: a driver process is still explored
+    as a driver (it was explored as a session consumer, finding nothing)."""
+    from harness.explore import explore
+
+    adapter = resolve_adapter(wrapper("driver-mutant-anthropic-ends-at-first-message-stop"))
+    exploration = explore(adapter, max_examples=50, seed=0, out=tmp_path)
+    assert exploration.layer == "driver" and exploration.found is not None

@@ -386,7 +386,7 @@ def _over_http(
     outputs = [
         coerce_output(json.loads(line), i) for i, line in enumerate(done.stdout.splitlines())
     ]
-    return DriverObservation("anthropic-agent", tuple(outputs), (), 0).to_data()
+    return DriverObservation("anthropic-agent", tuple(outputs)).to_data()
 
 
 @pytest.mark.slow

@@ -222,19 +222,17 @@ DriverOutput = TextOut | ToolCallOut | TurnEnd | Refusal
 
 @dataclass(frozen=True, slots=True)
 class DriverObservation:
-    """What a driver emitted in one replay: its outputs, each with the number of reads it had
-    made when it came, how many reads it made in all, and what it raised (None if nothing)."""
+    """What a driver emitted in one replay: its outputs, in order, and what it raised (None if
+    nothing)."""
 
     dialect: str
     outputs: tuple[DriverOutput, ...]
-    reads: tuple[int, ...]
-    total_reads: int
     raised: str | None = None
 
     def to_data(self) -> dict[str, Any]:
         """Plain data in a stable order, for snapshots: runs of text joined, each tool call with
         its arguments as emitted, the turn end or refusal, and the error if the driver raised.
-        Read counts are left out: they depend on how the stream was cut, not on the driver."""
+        (Read counts are not kept: they depend on how the stream was cut, not on the driver.)"""
         emitted: list[dict[str, Any]] = []
         for output in self.outputs:
             if isinstance(output, TextOut):

@@ -223,11 +223,7 @@ class DriverReplay:
             bool(getattr(codec, "stream_outlives_turn", False)),
         )
         self.observation = DriverObservation(
-            codec.name,
-            tuple(output for output, _ in outputs),
-            tuple(reads for _, reads in outputs),
-            source.reads,
-            raised,
+            codec.name, tuple(output for output, _ in outputs), raised
         )
         context = DriverCheck(run)
         for rule in self.rules:

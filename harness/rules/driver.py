@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from harness.model.driver import (
+    ByteRead,
     DriverOutput,
     ExpectedCall,
     Read,
@@ -139,11 +140,21 @@ class DriverCheck:
         return [part for chunk in self.run.chunks for part in chunk.delivered]
 
     @cached_property
+    def _bytes(self) -> bool:
+        """Reads of bytes: one read may complete several framed events, or none. Otherwise each
+        read is one framed event, and the framed events' positions are the reads'."""
+        return any(isinstance(chunk, ByteRead) for chunk in self.run.chunks)
+
+    @cached_property
     def _parts_told(self) -> list[int]:
+        if not self._bytes:
+            return self._told
         return _running_max(p.origin if p.carries else -1 for p in self._parts)
 
     @cached_property
     def _parts_carried(self) -> list[int]:
+        if not self._bytes:
+            return self._carried
         return _running_max(p.carried if p.carries else -1 for p in self._parts)
 
     def part_told(self, event_index: int) -> int:
@@ -205,8 +216,8 @@ class DriverCheck:
         Chat's finish chunk); a cancellation there does not make the call owed."""
         if self.run.contract == "per-message":
             return self.due(call)
-        later = self.content_read(self.due(call), len(self.run.chunks))
-        return later[0] if later else len(self.run.chunks) + 1
+        later = self._content_reads(self.due(call), len(self.run.chunks))
+        return next(later, len(self.run.chunks) + 1)
 
     @property
     def stopped_early(self) -> bool:
@@ -217,8 +228,10 @@ class DriverCheck:
         """The reads after read ``after`` up to read ``until`` whose chunks carry content
         (text, argument fragments, a call's start), as read numbers. Framing (stops, [DONE],
         usage, keep-alives, empty deltas) is left out: reading it delays nothing a user sees."""
+        return list(self._content_reads(after, until))
+
+    def _content_reads(self, after: int, until: int) -> Iterator[int]:
         chunks, content = self.run.chunks, self.facts.content
-        held = []
         for n in range(max(after, 0), min(until, len(chunks))):
             parts = chunks[n].delivered
             if n + 1 == until and len(parts) > 1:
@@ -227,8 +240,7 @@ class DriverCheck:
                 # arguments.done) and met the content after it; ``order`` reads that order
                 continue
             if any(p.carries and p.carried in content for p in parts):
-                held.append(n + 1)
-        return held
+                yield n + 1
 
     def emitted(self) -> list[tuple[ToolCallOut, int]]:
         return [(o, reads) for o, reads in self.run.outputs if isinstance(o, ToolCallOut)]

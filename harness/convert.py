@@ -81,8 +81,6 @@ def convert(
     if id is not None and not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", id):
         raise UsageError(f"--id {id!r}: use lowercase letters, digits, '.', '_' or '-'")
     responses = recorded_responses(path)
-    if not responses:
-        raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
     chosen = choose_stream(responses, interaction, dialect)
     used = dialect or chosen.dialect
     assert used is not None  # choose_stream takes only a response with a dialect, or one is given

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness._errors import UsageError, WireError
+from harness._errors import UsageError
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.codecs import dialects
 from harness.model.driver import (
@@ -130,11 +130,7 @@ def recorded_stream(
 ) -> RecordedResponse:
     """The streamed response to replay: a cassette's interaction ``interaction`` (by default its
     first streamed one), or a raw body file's body (``choose_stream``)."""
-    name = os.fspath(path)
-    responses = recorded_responses(name)
-    if not responses:
-        raise WireError(name, 1, "the cassette holds no interaction")
-    return choose_stream(responses, interaction)
+    return choose_stream(recorded_responses(path), interaction)
 
 
 # -- (a) through the SDK, answered by vcrpy --------------------------------------------------------
@@ -207,7 +203,6 @@ class SdkReplay:
         self.response = response
         self.sdk = sdk
         self.base_url = f"{parts.scheme}://{parts.netloc}{parts.path[: -len(sdk.endpoint)]}"
-        self.uri = uri
         self.code = importlib.import_module(sdk.module)
         self.persister = _Persister(response, uri)
 

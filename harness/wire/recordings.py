@@ -201,8 +201,12 @@ def recorded_responses(path: str | os.PathLike[str]) -> tuple[RecordedResponse, 
 
 
 def recorded_cassette(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:
-    """Every response of a vcrpy cassette, whatever the file's name."""
-    return tuple(_from_interaction(i) for i in read_cassette(path))
+    """Every response of a vcrpy cassette, whatever the file's name; a cassette without any is
+    a ``WireError``: there is nothing in it to replay, serve or convert."""
+    interactions = read_cassette(path)
+    if not interactions:
+        raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
+    return tuple(_from_interaction(i) for i in interactions)
 
 
 def recorded_body(path: str | os.PathLike[str]) -> RecordedResponse:
@@ -224,8 +228,6 @@ def choose_stream(
     stream). With ``dialect`` given, a stream whose dialect was not recognised counts too.
     A response that cannot replay is a ``WireError`` at its line saying why; an interaction the
     recording does not have, a ``UsageError``."""
-    if not responses:
-        raise UsageError("the recording holds no interaction")
     if interaction is None:
         for response in responses:
             if replayable(response, dialect):

@@ -3,7 +3,8 @@
 Tests reach it through ``loopback_stream(body, content_type, headers=None) -> url`` (the fixture
 in tests/conftest.py). A body is served by the provider stand-in, ``harness.serve``, one HTTP
 chunk per event; only a compressed body (``Content-Encoding`` in ``headers``), which the
-stand-in does not send, goes through the small server below, cut every ``CHUNK`` bytes.
+stand-in does not send, goes through the small server below, cut every ``CHUNK`` bytes. The
+``content_type`` is that server's; the stand-in says what the body is (an event stream, JSON).
 """
 
 from __future__ import annotations

@@ -52,12 +52,13 @@ from typing import Any
 from harness._errors import AdapterError, UsageError
 from harness.model.driver import DriverOutput, MalformedOutput, coerce_output
 from harness.model.session import SessionEvent, event_to_json
+from harness.rules.driver import CONTRACTS
 
 #: the protocols the harness speaks, newest last
 PROTOCOLS = (1, 2)
 PROTOCOL = PROTOCOLS[-1]
 #: ``emits_calls`` and ``reads`` a protocol-2 hello may give (the first is the default)
-EMITS_CALLS = ("per-call", "per-message")
+EMITS_CALLS = CONTRACTS
 #: hello's ``reads`` -> the in-process adapters' ``reads``
 READS = {"chunks": "events", "bytes": "bytes"}
 #: how long a probe of the factory (which dialect?) waits for the hello
@@ -400,8 +401,9 @@ class ProcessAdapter:
 
 class ProcessFactory:
     """Makes a ``ProcessAdapter`` per scenario. What the process declares in its hello
-    (``dialect``, ``reads``, ``emits_calls``) is asked of one process started for the
-    purpose, once, so that the harness can plan a driver's cases before replaying them."""
+    (``layers``, ``dialect``, ``reads``) is asked of one process started for the purpose,
+    once, so that the harness can plan a driver's cases before replaying them (``emits_calls``
+    is read from each process, as from any adapter instance)."""
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.argv = list(argv)
@@ -441,11 +443,6 @@ class ProcessFactory:
     def reads(self) -> str | None:
         value = self._probe().get("reads", "chunks")
         return READS.get(value) if isinstance(value, str) else None
-
-    @property
-    def emits_calls(self) -> str | None:
-        value = self._probe().get("emits_calls", EMITS_CALLS[0])
-        return value if isinstance(value, str) else None
 
 
 def process_factory(command: str) -> ProcessFactory:

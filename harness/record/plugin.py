@@ -22,8 +22,10 @@ from typing import Any
 
 import pytest
 
+from harness.record import _vcr
+
 #: pytest-recording's record modes (``rewrite``: delete the cassette, then record new episodes)
-RECORD_MODES = ("once", "new_episodes", "none", "all", "rewrite")
+RECORD_MODES = (*_vcr.RECORD_MODES, "rewrite")
 #: pytest-recording's plugin names (its entry point; its module when given with -p)
 _RECORDING_PLUGINS = ("recording", "pytest_recording.plugin")
 

@@ -64,8 +64,7 @@ class Chunks {
   async read() {
     send({ op: 'read' });
     const answer = await receive();
-    if (typeof answer.chunk === 'string') return answer.chunk;
-    if (typeof answer.bytes === 'string') return Buffer.from(answer.bytes, 'base64').toString('utf8');
+    if (typeof answer.chunk === 'string') return answer.chunk; // its hello says reads: chunks
     if (answer.cancelled === true) throw new Cancelled('the turn was cancelled');
     if (answer.end === true) return null;
     throw new Error(`unexpected answer to read: ${JSON.stringify(answer).slice(0, 200)}`);

@@ -19,6 +19,7 @@ from typing import Any
 from harness.adapters.driver.reference import strict_json
 from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
+from harness.adapters.libs.openai_chat import client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
 _INCOMPLETE = {"max_output_tokens": "max_tokens"}
@@ -30,14 +31,6 @@ def stop_reason(response: Any) -> str:
         return _INCOMPLETE.get(str(reason), str(reason))
     called = any(item.type == "function_call" for item in response.output or ())
     return "tool_use" if called else "end_turn"
-
-
-def client(**options: Any) -> Any:
-    """An ``openai.OpenAI`` client with a dummy key and no retries; ``options`` name where it
-    sends requests (``http_client``, ``base_url``)."""
-    import openai
-
-    return openai.OpenAI(api_key="offline", max_retries=0, **options)
 
 
 def open_stream(sdk: Any) -> Any:

@@ -95,6 +95,8 @@ def replay(
             run.observation,
             tuple(r.id for r in rules),
             lacking[0] if lacking and status == "skip" else None,
+            getattr(run, "driver_run", None),
+            getattr(run, "histories", None),
         )
 
     try:

@@ -122,6 +122,7 @@ class DriverReplay:
         self.codecs = dialects() if codecs is None else codecs
         self.found: dict[tuple[str, int, str], Violation] = {}
         self.observation: DriverObservation | None = None
+        self.driver_run: DriverRun | None = None
         self._chunks: tuple[WireChunk, ...] | None = None
 
     @property
@@ -225,6 +226,7 @@ class DriverReplay:
         self.observation = DriverObservation(
             codec.name, tuple(output for output, _ in outputs), raised
         )
+        self.driver_run = run
         context = DriverCheck(run)
         for rule in self.rules:
             for violation in rule.check(context):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from harness.model.driver import DriverObservation
+from harness.model.history import HistoryMessage
 from harness.model.observation import Observation
+from harness.rules.driver import DriverRun
 from harness.rules.registry import Violation
 from harness.scenario import Scenario
 
@@ -29,6 +31,13 @@ class ScenarioResult:
     rules_checked: tuple[str, ...] = ()
     #: for a skip because the adapter lacks the scenario's layer: the layers it implements
     adapter_layers: tuple[str, ...] | None = None
+    #: a driver replay's reads, outputs and where each came out, as the rules saw them (the
+    #: HTML report draws them); None for the other layers
+    driver_run: DriverRun | None = field(default=None, compare=False, repr=False)
+    #: a history replay's stored histories at the end, by top-level session
+    histories: dict[str, tuple[HistoryMessage, ...]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @property
     def rules_broken(self) -> tuple[str, ...]:

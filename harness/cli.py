@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--format", choices=("table", "json"), default="table")
     run.add_argument(
+        "--html", default=None, metavar="REPORT.html", help="also write an HTML report of the run"
+    )
+    run.add_argument(
         "--layer",
         action="append",
         default=[],
@@ -147,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="the built-in library against every bundled adapter")
     demo.add_argument(
         "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
+    )
+    demo.add_argument(
+        "--html", default=None, metavar="REPORT.html", help="also write an HTML report of the run"
     )
 
     coverage = sub.add_parser(
@@ -350,6 +356,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
     else:
         print(render_table(results))
+    if args.html:
+        from harness.html_report import write_report
+
+        write_report(args.html, results, adapter=args.adapter)
     return EXIT_FAILED if any(r.status in ("fail", "error") for r in results) else EXIT_OK
 
 
@@ -439,6 +449,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
     scenarios = _load(args.paths or [str(library_path())])
     rows = run_matrix(scenarios)
     print(render_matrix(rows))
+    if args.html:
+        from harness.html_report import write_report
+
+        results = [r for row in rows for r in row.results]
+        write_report(args.html, results, title="harness demo", per_adapter=(1, 5))
     libraries = render_libraries(scenarios)  # a report: the libraries' failures are not the demo's
     if libraries is not None:
         print(f"\n{libraries}")

@@ -100,6 +100,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="time limit for one adapter call",
     )
+    group.addoption(
+        "--harness-html",
+        default=None,
+        metavar="REPORT.html",
+        help="write an HTML report of the scenarios' results (a timeline of each failure)",
+    )
     parser.addini(
         "harness_adapter",
         "adapter for the harness scenarios (NAME, MODULE:FACTORY or exec:COMMAND)",
@@ -129,6 +135,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "harness: a conformance scenario replayed by the harness")
     config.pluginmanager.register(RuleTally(), "harness-rule-tally")
+    html = config.getoption("harness_html", None)
+    if html and not hasattr(config, "workerinput"):  # xdist: the controller writes it
+        config.pluginmanager.register(HtmlReport(Path(html)), "harness-html")
 
 
 # -- collection ---------------------------------------------------------------------------------
@@ -349,6 +358,7 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     broken = [r for r in results if r.status in ("fail", "error")]
     result = broken[0] if broken else results[0]
     item.stash[_RESULT] = result
+    item.stash[_RESULTS] = (results, reference if isinstance(reference, str) else None)
     if result.status == "skip":
         pytest.skip(result.skip_reason or "")
     if broken:
@@ -369,6 +379,7 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
 
 
 _RESULT = pytest.StashKey[Any]()
+_RESULTS = pytest.StashKey[tuple[list[Any], str | None]]()
 
 
 @pytest.fixture
@@ -397,7 +408,36 @@ def pytest_runtest_makereport(
             else:
                 summary[rule] = "fail" if rule in broken else "pass"
         report.user_properties.append(("harness_rules", json.dumps(summary)))
+        if item.config.getoption("harness_html", None):
+            from harness.html_report import result_piece
+            from harness.report import reproduce_commands
+
+            results, named = item.stash[_RESULTS]
+            for one in results:
+                piece = result_piece(one, reproduce_commands(one, named, pytest=True))
+                if piece is not None:
+                    report.user_properties.append(("harness_html", piece))
     return report
+
+
+class HtmlReport:
+    """Collects the results' pieces from the reports (xdist-safe, as ``RuleTally``) and writes
+    the HTML report when the session ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.pieces: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.pieces += [str(v) for name, v in report.user_properties if name == "harness_html"]
+
+    def pytest_sessionfinish(self) -> None:
+        from harness.html_report import document_from_pieces
+
+        self.path.write_text(document_from_pieces(self.pieces), encoding="utf-8")
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        terminalreporter.write_line(f"harness: HTML report written to {self.path}")
 
 
 class RuleTally:

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.replay",),
     (
         "harness.report",
+        "harness.html_report",
         "harness.snapshot",
         "harness.library",
         "harness.bench",

@@ -37,7 +37,12 @@ import yaml
 from harness.model import driver as dv
 from harness.model import session as ev
 from harness.replay.result import ScenarioResult
-from harness.report import adapter_layers_if_left_out, reproduce_commands, summary_line
+from harness.report import (
+    MAX_VIOLATIONS_SHOWN,
+    adapter_layers_if_left_out,
+    reproduce_commands,
+    summary_line,
+)
 from harness.rules.driver import DriverCheck
 from harness.rules.registry import Violation
 from harness.scenario import DriverScenario
@@ -379,12 +384,15 @@ def failure_section(
     roots = result.root_causes
     if roots:
         parts.append("<ol class=violations>")
-        for v in roots:
+        for v in roots[:MAX_VIOLATIONS_SHOWN]:
             parts.append(
                 f'<li><a href="#{_e(anchor_of(result))}-v{v.event_index}">[{_e(v.rule)}]</a> '
                 f"event {v.event_index}, {_e(result.file_of(v))}:{result.line_of(v)}: "
                 f"{_e(v.message)}"
             )
+        if len(roots) > MAX_VIOLATIONS_SHOWN:
+            hidden = len(roots) - MAX_VIOLATIONS_SHOWN
+            parts.append(f"<li class=more>… and {hidden} more, each marked on the timeline")
         parts.append("</ol>")
     if not timeline:
         parts.append(
@@ -879,7 +887,7 @@ padding:.5em 1em;margin:1.2em 0;overflow-x:auto}
 .failure h3 small{color:var(--mute);font-weight:400}
 .repro code{display:block;background:#1d2330;color:#e6edf3;padding:4px 8px;margin:3px 0;
 border-radius:4px;white-space:pre-wrap}
-.violations li{margin:.2em 0}
+.violations li{margin:.2em 0}.violations .more{list-style:none;color:var(--mute)}
 .timeline{margin:.8em 0;border:1px solid var(--line);min-width:max-content}
 .timeline .row{display:grid;grid-template-columns:var(--cols);align-items:start;
 border-bottom:1px solid #f0f0f0;min-height:1.5em;

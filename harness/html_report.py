@@ -705,7 +705,11 @@ def _driver_timeline(result: ScenarioResult, reproduce: Sequence[str]) -> str:
     rows: list[tuple[bool, str, str]] = []
     for n, chunk in enumerate(chunks, start=1):
         kind = _chunk_kind(chunk, [events[e] for e in told[n - 1]])
-        cells = [f"<span class='c2 wire'><b>{_e(kind)}</b> {_e(_chunk_text(chunk))}</span>"]
+        whole = _e(_short(_chunk_text(chunk, None), 2000))
+        cells = [
+            f"<span class='c2 wire' title=\"{whole}\"><b>{_e(kind)}</b> "
+            f"{_e(_chunk_text(chunk))}</span>"
+        ]
         notable = False
         for lane_no in range(1, len(lanes)):
             notes = marks.get((n, lane_no))
@@ -772,10 +776,10 @@ def _chunk_kind(chunk: dv.Read, told: Sequence[dv.TurnEvent]) -> str:
     return kinds
 
 
-def _chunk_text(chunk: dv.Read) -> str:
+def _chunk_text(chunk: dv.Read, limit: int | None = CELL_TEXT) -> str:
     data = chunk.data
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    return _short(text.strip())
+    return text.strip() if limit is None else _short(text.strip(), limit)
 
 
 # -- the final observation next to the reference consumer's --------------------------------------

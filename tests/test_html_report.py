@@ -25,7 +25,7 @@ from harness.replay.result import ScenarioResult
 from harness.report import reproduce_commands
 from harness.rules.registry import Violation
 from harness.scenario import discover, load_scenario
-from tests.scenarios_for_tests import LIBRARY
+from tests.scenarios_for_tests import LIBRARY, as_session
 
 SESSION = ("session-mutant-keyed-by-tool-id", "session/same-id-parent-and-subsession.yaml")
 HISTORY = ("history-mutant-subagent-into-parent", "history/delegation-labelled-burst-3000.yaml")
@@ -116,11 +116,11 @@ def test_a_driver_failure_has_lanes_for_the_wire_text_each_call_and_the_turn_end
 
 def test_everything_from_scenarios_and_adapters_is_escaped():
     result = _results(*SESSION)[0]
-    scenario = result.scenario
+    scenario = as_session(result.scenario)
     evil = "<script>alert(1)</script>"
     trace = tuple(
         dataclasses.replace(e, text=f"</span>{evil}") if isinstance(e, ev.MessageDelta) else e
-        for e in scenario.events
+        for e in scenario.trace
     )
     forged = dataclasses.replace(
         result,

@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="time limit for one adapter call (default 10)",
+        help="time limit for one adapter call (default 10); the harness's own checks do not count",
     )
     run.add_argument(
         "--quirks",
@@ -83,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="all|none|Q[,Q]",
         help="driver scenarios: every case of the quirk cross product (all, the default), only "
         "the scenarios as written (none), or the one case adding these quirks",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="table: say the adapter's seconds and the harness's own on each line",
     )
 
     validate = sub.add_parser("validate", help="check scenario files")
@@ -349,7 +355,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
     else:
-        print(render_table(results))
+        print(render_table(results, times=args.verbose))
     return EXIT_FAILED if any(r.status in ("fail", "error") for r in results) else EXIT_OK
 
 

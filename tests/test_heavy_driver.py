@@ -5,6 +5,7 @@ from the adapter's, and turns of 1,000 tool calls run to the right verdict."""
 from __future__ import annotations
 
 import importlib
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.bench_driver import REFERENCES, turn_of_calls
+from harness.cli import main
 from harness.model.driver import (
     ArgumentsDelta,
     ByteRead,
@@ -209,6 +211,21 @@ def test_slow_rules_are_the_harness_time_not_a_hung_driver(monkeypatch):
     times = result.to_json()["seconds"]
     assert isinstance(times, dict)
     assert set(times) == {"adapter", "harness"}
+
+
+def test_harness_run_verbose_says_the_adapter_time_and_the_harness_time(capsys):
+    scenario = str(ROOT / "scenarios/driver/parallel-calls.yaml")
+    code = main(["run", scenario, "--adapter", "driver-anthropic-reference", "--quirks=none", "-v"])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert re.fullmatch(
+        r"PASS  parallel-calls  \[driver-anthropic-reference\]  \[adapter [\d.]+s, harness [\d.]+s\]",
+        out[0],
+    )
+    assert re.fullmatch(
+        r"time: \[adapter [\d.]+s, harness [\d.]+s\]; only the adapter's counts against --timeout",
+        out[-1],
+    )
 
 
 # -- 1,000 tool calls ---------------------------------------------------------------------------

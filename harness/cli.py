@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="time limit for one adapter call (default 10)",
+        help="time limit for one adapter call (default 10); the harness's own checks do not count",
     )
     run.add_argument(
         "--quirks",
@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="all|none|Q[,Q]",
         help="driver scenarios: every case of the quirk cross product (all, the default), only "
         "the scenarios as written (none), or the one case adding these quirks",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="table: say the adapter's seconds and the harness's own on each line",
     )
 
     validate = sub.add_parser("validate", help="check scenario files")
@@ -355,7 +361,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
     else:
-        print(render_table(results))
+        print(render_table(results, times=args.verbose))
     if args.html:
         from harness.html_report import write_report
 

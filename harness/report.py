@@ -166,10 +166,12 @@ def render_failure(result: ScenarioResult, reproduce: Sequence[str] | None = Non
     return "\n".join(lines)
 
 
-def render_table(results: Sequence[ScenarioResult]) -> str:
+def render_table(results: Sequence[ScenarioResult], *, times: bool = False) -> str:
     """A line per scenario (violations located under a failure), then the counts. Scenarios of
     a layer the adapter does not implement are not listed: one line says how many were left
-    out, and why."""
+    out, and why. ``times``: each line also says the adapter's seconds and the harness's own
+    (of all its cases, for a scenario whose passing cases share the line), and a last line
+    the totals."""
     lines: list[str] = []
     shown = [r for r in results if adapter_layers_if_left_out(r) is None]
     for result in _one_line_per_passing_scenario(shown):
@@ -184,6 +186,8 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
                     if passed == cases
                     else f"  ({passed} of {cases} cases)"
                 )
+        if times:
+            extra += "  " + _seconds(_cases(shown, result) if result.status == "pass" else [result])
         lines.append(f"{_MARK[result.status]} {result.scenario.case_id}  [{result.adapter}]{extra}")
         if result.status == "skip":
             lines.append(f"  skipped: {result.skip_reason}")
@@ -196,7 +200,16 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
     if left_out is not None:
         lines.append(left_out)
     lines.append(summary_line(shown))
+    if times:
+        lines.append(f"time: {_seconds(shown)}; only the adapter's counts against --timeout")
     return "\n".join(lines)
+
+
+def _seconds(results: Sequence[ScenarioResult]) -> str:
+    """The adapter's seconds and the harness's own work's, summed over ``results``."""
+    adapter = sum(r.adapter_seconds for r in results)
+    harness = sum(r.harness_seconds for r in results)
+    return f"[adapter {adapter:.3f}s, harness {harness:.3f}s]"
 
 
 def _one_line_per_passing_scenario(results: Sequence[ScenarioResult]) -> list[ScenarioResult]:
@@ -216,9 +229,14 @@ def _one_line_per_passing_scenario(results: Sequence[ScenarioResult]) -> list[Sc
 
 def _cases_of(results: Sequence[ScenarioResult], one: ScenarioResult) -> tuple[int, int]:
     """How many of ``one``'s scenario's quirk cases passed, and how many there are."""
-    key = (one.scenario.path, one.scenario.id, one.adapter)
-    mine = [r for r in results if (r.scenario.path, r.scenario.id, r.adapter) == key]
+    mine = _cases(results, one)
     return sum(r.status == "pass" for r in mine), len(mine)
+
+
+def _cases(results: Sequence[ScenarioResult], one: ScenarioResult) -> list[ScenarioResult]:
+    """The results of ``one``'s scenario's quirk cases (``one`` among them)."""
+    key = (one.scenario.path, one.scenario.id, one.adapter)
+    return [r for r in results if (r.scenario.path, r.scenario.id, r.adapter) == key]
 
 
 def adapter_layers_if_left_out(result: ScenarioResult) -> str | None:

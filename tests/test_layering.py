@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.snapshot",
         "harness.library",
         "harness.bench",
+        "harness.bench_driver",
         "harness.demo",
         "harness.matrix",
         "harness.explore",

@@ -334,6 +334,8 @@ def _leaves(value: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
 
 
 def _escaped(char: str) -> int:
+    if " " <= char <= "~" and char not in '"\\':
+        return 1  # printable ASCII stands for itself (asked per character of long strings)
     return len(json.dumps(char)) - 2
 
 
@@ -378,9 +380,24 @@ def _stream_ops(
             if not text.startswith(args.cut_text()):
                 return None
             put({"jsonPath": name, "stringValue": "", "willContinue": True}, end)
+            # each character goes with the fragment its text ends in: one entry per run of
+            # characters in one fragment (as many one-character entries would merge into)
+            where: int | None = None
+            run: list[str] = []
+            run_end = end
             for char in leaf:
                 end += _escaped(char)
-                put({"jsonPath": name, "stringValue": char, "willContinue": True}, end)
+                here = min(bisect.bisect_left(bounds, end), len(fragments) - 1)
+                if here != where and run:
+                    put(
+                        {"jsonPath": name, "stringValue": "".join(run), "willContinue": True},
+                        run_end,
+                    )
+                    run = []
+                where, run_end = here, end
+                run.append(char)
+            if run:
+                put({"jsonPath": name, "stringValue": "".join(run), "willContinue": True}, run_end)
             _place(args.tree, path, leaf)
             if not (ends_in_string and n == len(leaves) - 1):
                 args.feed({"jsonPath": name, "stringValue": ""})

@@ -47,12 +47,15 @@ def replay(
     rules = rules_for(
         scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
     )
+    started = time.perf_counter()
     run: SessionReplay | DriverReplay
     if isinstance(scenario, DriverScenario):
         run = DriverReplay(scenario, rules, known)
     else:
         run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
-    started = time.perf_counter()
+    # the harness's own time is counted in it, apart from the adapter's: from here on, and
+    # deriving the expectations just now
+    progress = Progress(harness_seconds=time.perf_counter() - started)
     made: list[object] = []
     lacking: list[tuple[str, ...]] = []  # the adapter's layers, when it lacks the scenario's
 
@@ -74,7 +77,8 @@ def replay(
             offered = ", ".join(layers) or "none"
             return f"needs the {scenario.layer} layer; the adapter implements: {offered}"
         if isinstance(run, DriverReplay):
-            reason = run.skip_reason(instance)
+            with progress.harness():  # can the dialect carry the turn: encoding, maybe
+                reason = run.skip_reason(instance)
             if reason is not None:
                 return reason
         run.run(instance, progress)
@@ -95,12 +99,13 @@ def replay(
             run.observation,
             tuple(r.id for r in rules),
             lacking[0] if lacking and status == "skip" else None,
-            getattr(run, "driver_run", None),
-            getattr(run, "histories", None),
+            harness_seconds=progress.harness_time(time.perf_counter()),
+            driver_run=getattr(run, "driver_run", None),
+            histories=getattr(run, "histories", None),
         )
 
     try:
-        skip_reason = run_guarded(body, limit=timeout)
+        skip_reason = run_guarded(body, limit=timeout, progress=progress)
     except Hung as exc:
         _close(made, hung=True)
         return result("error", error=str(exc))

@@ -3,7 +3,8 @@
 A per-call ``wait_for`` would cost more than the adapter's own work on 100,000-event traces, so
 the replay loop only records the event index before each ``feed`` (and bumps ``calls`` before any
 other adapter call), and the watchdog, in the calling thread, checks that one of them moves at
-least once per time limit. A module starting to load counts as progress too: an adapter that
+least once per time limit. The harness's own work in the worker (encoding, checking the rules)
+is timed apart (``Progress.harness``) and left out of that limit: the limit is the adapter's. A module starting to load counts as progress too: an adapter that
 imports its library when it is created or first called is importing, not hung, so the import's
 time counts against no call (one module that never finishes loading still does). A hung worker
 cannot be killed; it is a daemon thread and is abandoned (an async body cancels its task first).
@@ -14,7 +15,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +30,28 @@ class Progress:
     #: the adapter method being called, for the message when it hangs
     phase: str = "creating the adapter"
     on_hang: Callable[[], None] | None = None
+    #: seconds the harness spent on its own work in the worker, stretches ended so far
+    harness_seconds: float = 0.0
+    #: when the running stretch of the harness's own work began (None: none runs)
+    harness_since: float | None = None
+
+    @contextmanager
+    def harness(self) -> Iterator[None]:
+        """Time the block as the harness's work, not the adapter's."""
+        start = time.perf_counter()
+        self.harness_since = start
+        try:
+            yield
+        finally:
+            # the total first: the watchdog reads ``harness_since`` first, so at worst it
+            # counts a stretch twice, never not at all
+            self.harness_seconds += time.perf_counter() - start
+            self.harness_since = None
+
+    def harness_time(self, now: float) -> float:
+        """The harness's seconds so far, the running stretch included."""
+        since = self.harness_since
+        return self.harness_seconds + (0.0 if since is None else now - since)
 
     def describe(self) -> str:
         """What the adapter was doing, in words: the phase, and where in the trace or stream."""
@@ -54,14 +78,17 @@ class Hung(AdapterError):
         )
 
 
-def run_guarded(body: Callable[[Progress], Any], *, limit: float) -> Any:
+def run_guarded(
+    body: Callable[[Progress], Any], *, limit: float, progress: Progress | None = None
+) -> Any:
     """Run ``body(progress)`` in a worker thread and return its value.
 
-    Raises ``Hung`` if the body's progress stalls for more than ``limit`` seconds (calling
-    ``progress.on_hang`` first, so an async body can cancel its task); re-raises what the body
-    raised.
+    Raises ``Hung`` if the body's progress stalls for more than ``limit`` seconds of the
+    adapter's time (calling ``progress.on_hang`` first, so an async body can cancel its task);
+    re-raises what the body raised. ``progress``: the one to hand the body (a new one if None),
+    to read the harness's time in it afterwards.
     """
-    progress = Progress()
+    progress = Progress() if progress is None else progress
     outcome: dict[str, Any] = {}
 
     def target() -> None:
@@ -73,16 +100,18 @@ def run_guarded(body: Callable[[Progress], Any], *, limit: float) -> Any:
     worker = threading.Thread(target=target, name="harness-replay", daemon=True)
     worker.start()
     poll = min(0.05, limit / 4)
-    last, since = (-2, -1, -1), time.monotonic()
+    last, since = (-2, -1, -1), time.perf_counter()
+    harness_then = 0.0  # the harness's seconds at ``since``
     while True:
         worker.join(poll)
         if not worker.is_alive():
             break
-        now = time.monotonic()
+        now = time.perf_counter()
+        harness_now = progress.harness_time(now)
         state = (progress.index, progress.calls, len(sys.modules))  # see the module's doc
         if state != last:
-            last, since = state, now
-        elif now - since > limit:
+            last, since, harness_then = state, now, harness_now
+        elif now - since - (harness_now - harness_then) > limit:
             if progress.on_hang is not None:
                 progress.on_hang()
             raise Hung(progress, limit)

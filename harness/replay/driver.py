@@ -185,11 +185,12 @@ class DriverReplay:
                 f"driver: {' or '.join(map(repr, READS))}"
             )
         codec = self.codecs[adapter.dialect]
-        encoded = self.chunks(codec)
-        chunks: tuple[Read, ...] = encoded
-        cancel_at = self.scenario.cancel_after_reads
-        if mode == "bytes":
-            chunks, cancel_at = self.reads(encoded)
+        with progress.harness():
+            encoded = self.chunks(codec)
+            chunks: tuple[Read, ...] = encoded
+            cancel_at = self.scenario.cancel_after_reads
+            if mode == "bytes":
+                chunks, cancel_at = self.reads(encoded)
         drive = adapter.drive
         outputs: list[tuple[DriverOutput, int]] = []
         progress.phase = "drive"
@@ -208,31 +209,32 @@ class DriverReplay:
                 raise
             except Exception as exc:
                 raised = f"{type(exc).__name__}: {exc}"
-        run = DriverRun(
-            codec.name,
-            chunks,
-            turn_facts(self.scenario.turn),
-            tuple(outputs),
-            source.reads,
-            source.overread,
-            source.closed,
-            cancel_at,
-            propagated,
-            raised,
-            source.cancelled,
-            contract,
-            bool(getattr(codec, "stream_outlives_turn", False)),
-        )
-        self.observation = DriverObservation(
-            codec.name, tuple(output for output, _ in outputs), raised
-        )
-        self.driver_run = run
-        context = DriverCheck(run)
-        for rule in self.rules:
-            for violation in rule.check(context):
-                self.found.setdefault(
-                    (violation.rule, violation.event_index, violation.message), violation
-                )
+        with progress.harness():  # the rules are the harness's work, not the adapter's
+            run = DriverRun(
+                codec.name,
+                chunks,
+                turn_facts(self.scenario.turn),
+                tuple(outputs),
+                source.reads,
+                source.overread,
+                source.closed,
+                cancel_at,
+                propagated,
+                raised,
+                source.cancelled,
+                contract,
+                bool(getattr(codec, "stream_outlives_turn", False)),
+            )
+            self.observation = DriverObservation(
+                codec.name, tuple(output for output, _ in outputs), raised
+            )
+            self.driver_run = run
+            context = DriverCheck(run)
+            for rule in self.rules:
+                for violation in rule.check(context):
+                    self.found.setdefault(
+                        (violation.rule, violation.event_index, violation.message), violation
+                    )
 
     def _run_async(
         self,

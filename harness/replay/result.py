@@ -31,6 +31,9 @@ class ScenarioResult:
     rules_checked: tuple[str, ...] = ()
     #: for a skip because the adapter lacks the scenario's layer: the layers it implements
     adapter_layers: tuple[str, ...] | None = None
+    #: of ``seconds``, the harness's own work (deriving expectations, encoding the stream,
+    #: checking observations against the rules), which no time limit of the adapter's counts
+    harness_seconds: float = 0.0
     #: a driver replay's reads, outputs and where each came out, as the rules saw them (the
     #: HTML report draws them); None for the other layers
     driver_run: DriverRun | None = field(default=None, compare=False, repr=False)
@@ -38,6 +41,11 @@ class ScenarioResult:
     histories: dict[str, tuple[HistoryMessage, ...]] | None = field(
         default=None, compare=False, repr=False
     )
+
+    @property
+    def adapter_seconds(self) -> float:
+        """The rest of ``seconds``: the adapter's calls, and the replay loop making them."""
+        return max(0.0, self.seconds - self.harness_seconds)
 
     @property
     def rules_broken(self) -> tuple[str, ...]:
@@ -76,6 +84,10 @@ class ScenarioResult:
                 for v in self.violations
             ],
             "file": self.scenario.path,
+            "seconds": {
+                "adapter": round(self.adapter_seconds, 6),
+                "harness": round(self.harness_seconds, 6),
+            },
         }
         variant = getattr(self.scenario, "variant", "")
         if variant:

@@ -145,7 +145,8 @@ class SessionReplay:
                 self._call(getattr(adapter, name), name, args, checkpoint, progress)
                 for name, args in self.queries(checkpoint)
             ]
-            self.check_answers(checkpoint, answers)
+            with progress.harness():
+                self.check_answers(checkpoint, answers)
 
     # The same loop as run(), kept apart on purpose: the sync hot path (100k events) then has no
     # await and no branch per event.
@@ -171,7 +172,8 @@ class SessionReplay:
                     )
                     for name, args in self.queries(checkpoint)
                 ]
-                self.check_answers(checkpoint, answers)
+                with progress.harness():
+                    self.check_answers(checkpoint, answers)
 
         task = loop.create_task(body())
 

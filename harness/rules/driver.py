@@ -4,7 +4,7 @@ how far it reads."""
 from __future__ import annotations
 
 import json
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -77,24 +77,7 @@ def _without_missing_ids(run: DriverRun) -> DriverRun:
         for number, call in enumerate(calls, start=1)
     )
     known = {call.id for call in calls if call.id}
-    open_ = [call for call in named if call.id not in known]
-    taken: set[str] = set()
-
-    def match(out: ToolCallOut) -> str | None:
-        same = [c for c in open_ if c.name == out.name]
-        alike = [c for c in same if same_arguments(out.arguments, c.arguments)]
-        for pick in (
-            [c for c in alike if c.id not in taken],  # the call it is
-            alike,  # the same call again
-            [c for c in same if c.id not in taken],  # the call, with other arguments
-            [c for c in reversed(same) if c.id in taken],  # the call again, with others
-            [c for c in open_ if c.id not in taken],  # some call, with another name
-        ):
-            if pick:
-                taken.add(pick[0].id)
-                return pick[0].id
-        return None
-
+    match = _Unnamed([call for call in named if call.id not in known]).match
     outputs = []
     for output, reads in run.outputs:
         if isinstance(output, ToolCallOut) and output.id not in known:
@@ -102,6 +85,60 @@ def _without_missing_ids(run: DriverRun) -> DriverRun:
             output = output if key is None else replace(output, id=key)
         outputs.append((output, reads))
     return replace(run, facts=replace(run.facts, calls=named), outputs=tuple(outputs))
+
+
+class _Unnamed:
+    """Matches emitted calls to the turn's calls that have no id, taking for each the first of:
+    an untaken call of its name and arguments (the call it is); a taken one (the same call
+    again); an untaken call of its name (with other arguments); the last taken call of its
+    name; any untaken call. Each list is walked by a cursor that only moves on, as calls are
+    only ever taken, so matching a whole run costs about one pass over the calls."""
+
+    def __init__(self, calls: Sequence[ExpectedCall]) -> None:
+        self.calls = calls
+        self.taken = [False] * len(calls)
+        self.by_name: dict[str, list[int]] = {}
+        self.alike: dict[tuple[str, str, str], list[int]] = {}
+        for n, call in enumerate(calls):
+            self.by_name.setdefault(call.name, []).append(n)
+            self.alike.setdefault((call.name, *_value_key(call.arguments)), []).append(n)
+        self.cursors: dict[object, int] = {}
+        #: by name, the position of the last call of that name taken
+        self.last_taken: dict[str, int] = {}
+
+    def match(self, out: ToolCallOut) -> str | None:
+        key = (out.name, *_value_key(out.arguments))
+        alike = self.alike.get(key, [])
+        same = self.by_name.get(out.name, [])
+        for n in (
+            self._untaken(key, alike),
+            alike[0] if alike else None,
+            self._untaken(out.name, same),
+            self.last_taken.get(out.name),
+            self._untaken(None, range(len(self.calls))),
+        ):
+            if n is not None:
+                self._take(n)
+                return self.calls[n].id
+        return None
+
+    def _untaken(self, key: object, positions: Sequence[int]) -> int | None:
+        at = self.cursors.get(key, 0)
+        while at < len(positions) and self.taken[positions[at]]:
+            at += 1
+        self.cursors[key] = at
+        return positions[at] if at < len(positions) else None
+
+    def _take(self, n: int) -> None:
+        self.taken[n] = True
+        name = self.calls[n].name
+        self.last_taken[name] = max(n, self.last_taken.get(name, -1))
+
+
+def _value_key(arguments: str) -> tuple[str, str]:
+    """Arguments that ``same_arguments`` holds the same have the same key."""
+    canonical = _canonical(arguments)
+    return ("json", canonical) if canonical is not None else ("text", arguments)
 
 
 class DriverCheck:
@@ -216,31 +253,39 @@ class DriverCheck:
         Chat's finish chunk); a cancellation there does not make the call owed."""
         if self.run.contract == "per-message":
             return self.due(call)
-        later = self._content_reads(self.due(call), len(self.run.chunks))
-        return next(later, len(self.run.chunks) + 1)
+        chunks = len(self.run.chunks)
+        first, _ = self.content_read(self.due(call), chunks)
+        return chunks + 1 if first is None else first
 
     @property
     def stopped_early(self) -> bool:
         """Cancelled, crashed or refused: the turn's whole order and end are not owed."""
         return self.run.cancel_after is not None or self.refused_at is not None
 
-    def content_read(self, after: int, until: int) -> list[int]:
-        """The reads after read ``after`` up to read ``until`` whose chunks carry content
-        (text, argument fragments, a call's start), as read numbers. Framing (stops, [DONE],
-        usage, keep-alives, empty deltas) is left out: reading it delays nothing a user sees."""
-        return list(self._content_reads(after, until))
+    def content_read(self, after: int, until: int) -> tuple[int | None, int]:
+        """The first of the reads after read ``after`` up to read ``until`` whose chunks carry
+        content (text, argument fragments, a call's start), as a read number (None if none
+        does), and how many do. Framing (stops, [DONE], usage, keep-alives, empty deltas) is
+        left out: reading it delays nothing a user sees."""
+        reads, chunks = self._content, self.run.chunks
+        low = bisect_right(reads, max(after, 0))
+        high = bisect_right(reads, min(until, len(chunks)))
+        if high > low and reads[high - 1] == until and len(chunks[until - 1].delivered) > 1:
+            # a read of bytes that completes several events, the driver emitting in it: it
+            # may have waited for any of them (Responses' output_item.done after
+            # arguments.done) and met the content after it; ``order`` reads that order
+            high -= 1
+        return (reads[low], high - low) if high > low else (None, 0)
 
-    def _content_reads(self, after: int, until: int) -> Iterator[int]:
-        chunks, content = self.run.chunks, self.facts.content
-        for n in range(max(after, 0), min(until, len(chunks))):
-            parts = chunks[n].delivered
-            if n + 1 == until and len(parts) > 1:
-                # a read of bytes that completes several events, the driver emitting in it: it
-                # may have waited for any of them (Responses' output_item.done after
-                # arguments.done) and met the content after it; ``order`` reads that order
-                continue
-            if any(p.carries and p.carried in content for p in parts):
-                yield n + 1
+    @cached_property
+    def _content(self) -> list[int]:
+        """The reads whose chunks carry content, as read numbers, in order."""
+        content = self.facts.content
+        return [
+            n + 1
+            for n, chunk in enumerate(self.run.chunks)
+            if any(p.carries and p.carried in content for p in chunk.delivered)
+        ]
 
     def emitted(self) -> list[tuple[ToolCallOut, int]]:
         return [(o, reads) for o, reads in self.run.outputs if isinstance(o, ToolCallOut)]
@@ -353,12 +398,12 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
     by_id = _emitted_by_id(c)
     expected = {call.id for call in c.facts.calls}
     per_message = c.run.contract == "per-message"
+    others = sorted(by_id)
     for call in c.due_calls():
         emitted = by_id.get(call.id, [])
         if not emitted and call.cut:
             continue  # a call the message cut off may be dropped, or emitted as invalid
         if not emitted:
-            others = sorted(by_id)
             yield Finding(
                 call.complete,
                 f"tool call {call.id!r} ({call.name}) is complete at this event but was never "
@@ -378,16 +423,16 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
             )
             continue
         due, when = c.due(call), emitted[0][1]
-        held = c.content_read(due, when)
-        if held:
+        first, held = c.content_read(due, when)
+        if first is not None:
             what = "its message ended" if per_message else "it was complete"
             yield Finding(
                 call.complete,
                 f"tool call {call.id!r} ({call.name}) was due after chunk {due} of the stream "
                 f"({what}) but emitted "
                 f"only after chunk {when} (at event {c.event_at(when)}); in between, the driver "
-                f"read {len(held)} chunk(s) of content without passing the call on (the first: "
-                f"chunk {held[0]}, event {c.event_at(held[0])})",
+                f"read {held} chunk(s) of content without passing the call on (the first: "
+                f"chunk {first}, event {c.event_at(first)})",
                 call.id,
             )
     for call_id, emitted in by_id.items():
@@ -412,12 +457,9 @@ def emit_once_early(c: DriverCheck) -> Iterator[Finding]:
 )
 def no_duplicates(c: DriverCheck) -> Iterator[Finding]:
     for call_id, emitted in _emitted_by_id(c).items():
-        complete = [
-            e
-            for e, _ in emitted
-            if all(same_arguments(e.arguments, x.arguments) for x, _ in emitted)
-        ]
-        if len(emitted) > 1 and len(complete) == len(emitted):
+        # arguments the same as JSON values are the same as the first's, or none are
+        first = emitted[0][0].arguments
+        if len(emitted) > 1 and all(same_arguments(e.arguments, first) for e, _ in emitted):
             yield Finding(
                 c.event_at(emitted[1][1]),
                 f"tool call {call_id!r} was emitted {len(emitted)} times with the same arguments "
@@ -510,26 +552,75 @@ def _runs(kinds: Sequence[str]) -> list[str]:
 )
 def parallel_apart(c: DriverCheck) -> Iterator[Finding]:
     calls = list(c.complete_calls())
+    merges = _Merges(calls)
     for emitted, _reads in c.emitted():
-        for n in range(len(calls)):
-            for m in range(n + 1, len(calls)):
-                a, b = calls[n], calls[m]
-                if a.cycle == b.cycle and (
-                    (
-                        emitted.arguments.startswith(a.arguments + b.arguments)
-                        and a.arguments
-                        and b.arguments
-                    )
-                    or (a.name and b.name and emitted.name == a.name + b.name)
-                ):
-                    yield Finding(
-                        b.start,
-                        f"the calls {a.id!r} and {b.id!r} were merged into one call "
-                        f"{emitted.id!r} ({emitted.name}, {emitted.arguments[:80]!r}) by the "
-                        f"driver; the stream has them apart: {a.name} {a.arguments[:40]!r} and "
-                        f"{b.name} {b.arguments[:40]!r}",
-                        f"{a.id} {b.id} {emitted.id}",
-                    )
+        for n, m in merges.pairs(emitted):
+            a, b = calls[n], calls[m]
+            yield Finding(
+                b.start,
+                f"the calls {a.id!r} and {b.id!r} were merged into one call "
+                f"{emitted.id!r} ({emitted.name}, {emitted.arguments[:80]!r}) by the "
+                f"driver; the stream has them apart: {a.name} {a.arguments[:40]!r} and "
+                f"{b.name} {b.arguments[:40]!r}",
+                f"{a.id} {b.id} {emitted.id}",
+            )
+
+
+class _Merges:
+    """Which two calls of one message an emitted call glues together: its arguments begin with
+    the first's arguments followed by the second's (neither empty), or its name is the first's
+    name followed by the second's. The calls are looked up by the emitted text's prefixes, at
+    each length some call's text has, so an emitted call costs a few slices and lookups, not a
+    pass over every pair of calls."""
+
+    def __init__(self, calls: Sequence[ExpectedCall]) -> None:
+        self.cycle = [call.cycle for call in calls]
+        self.arguments = _TextIndex([(call.cycle, call.arguments) for call in calls])
+        self.names = _TextIndex([(call.cycle, call.name) for call in calls])
+
+    def pairs(self, emitted: ToolCallOut) -> list[tuple[int, int]]:
+        """The positions ``(n, m)``, ``n < m``, of two calls of one cycle that ``emitted``
+        merges, in order."""
+        found: set[tuple[int, int]] = set()
+        text, index = emitted.arguments, self.arguments
+        for first, end in index.prefixes(text, 0, len(text) - 1):
+            for second, _ in index.prefixes(text, end, len(text)):
+                found.update(index.after(first, second, self.cycle))
+        name, index = emitted.name, self.names
+        for first, end in index.prefixes(name, 0, len(name) - 1):
+            found.update(index.after(first, name[end:], self.cycle))
+        return sorted(found)
+
+
+class _TextIndex:
+    """The positions of the calls with each non-empty text, in all and by cycle, and the
+    lengths the texts come in."""
+
+    def __init__(self, texts: Sequence[tuple[int, str]]) -> None:
+        self.by_text: dict[str, list[int]] = {}
+        self.in_cycle: dict[tuple[int, str], list[int]] = {}
+        for n, (cycle, text) in enumerate(texts):
+            if text:
+                self.by_text.setdefault(text, []).append(n)
+                self.in_cycle.setdefault((cycle, text), []).append(n)
+        self.lengths = sorted({len(text) for text in self.by_text})
+
+    def prefixes(self, text: str, start: int, stop: int) -> Iterator[tuple[str, int]]:
+        """Each indexed text that ``text[start:]`` begins with and that ends by ``stop``, and
+        where it ends."""
+        for length in self.lengths:
+            end = start + length
+            if end > stop:
+                break
+            if (piece := text[start:end]) in self.by_text:
+                yield piece, end
+
+    def after(self, first: str, second: str, cycle: Sequence[int]) -> Iterator[tuple[int, int]]:
+        """Each call with the text ``first`` and each later one of its cycle with ``second``."""
+        for n in self.by_text.get(first, ()):
+            later = self.in_cycle.get((cycle[n], second), [])
+            for m in later[bisect_right(later, n) :]:
+                yield n, m
 
 
 @rule(
@@ -649,13 +740,13 @@ def cancellation(c: DriverCheck) -> Iterator[Finding]:
             at,
             "after the cancellation the driver did not close the stream it was reading (no cleanup)",
         )
-    complete = c.complete_calls()
+    complete: dict[str, list[ExpectedCall]] = {}
+    for call in c.complete_calls():
+        complete.setdefault(call.id, []).append(call)
     for emitted, _ in c.emitted():
-        if not any(
-            call.id == emitted.id and same_arguments(emitted.arguments, call.arguments)
-            for call in complete
-        ):
-            whole = next((call for call in complete if call.id == emitted.id), None)
+        same_id = complete.get(emitted.id, [])
+        if not any(same_arguments(emitted.arguments, call.arguments) for call in same_id):
+            whole = same_id[0] if same_id else None
             truth = (
                 f"the stream completes it with {whole.arguments[:60]!r}"
                 if whole is not None

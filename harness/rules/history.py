@@ -241,25 +241,29 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
-def _lost(request: Sequence[HistoryMessage], tool_id: str) -> str:
+def _first_places(request: Sequence[HistoryMessage]) -> tuple[dict[str, int], dict[str, int]]:
+    """The first message holding each tool_use, and the first holding a result for each id."""
+    uses: dict[str, int] = {}
+    results: dict[str, int] = {}
+    for i, message in enumerate(request):
+        for block in message.blocks:
+            if isinstance(block, ToolUseBlock):
+                uses.setdefault(block.id, i)
+            elif isinstance(block, ToolResultBlock):
+                results.setdefault(block.tool_use_id, i)
+    return uses, results
+
+
+def _lost(places: tuple[dict[str, int], dict[str, int]], tool_id: str) -> str:
     """Where the request has the call and its result instead of a valid pair."""
-    uses = [
-        i
-        for i, m in enumerate(request)
-        if any(isinstance(b, ToolUseBlock) and b.id == tool_id for b in m.blocks)
-    ]
-    results = [
-        i
-        for i, m in enumerate(request)
-        if any(isinstance(b, ToolResultBlock) and b.tool_use_id == tool_id for b in m.blocks)
-    ]
-    if not uses:
+    uses, results = places
+    if tool_id not in uses:
         return "has no tool_use for it"
-    if not results:
-        return f"has its tool_use (message {uses[0]}) but no result for it"
+    if tool_id not in results:
+        return f"has its tool_use (message {uses[tool_id]}) but no result for it"
     return (
-        f"has its tool_use in message {uses[0]} and its result in message {results[0]}, "
-        "not in the message right after it"
+        f"has its tool_use in message {uses[tool_id]} and its result in message "
+        f"{results[tool_id]}, not in the message right after it"
     )
 
 
@@ -291,10 +295,12 @@ def repair_merges(c: HistoryCheck) -> Iterator[Finding]:
                     f"their tool_use",
                 )
         kept = _pairs(request)
+        places = None  # read once, when a pair is lost
         for tool_id, pair in _pairs(session.stored).items():
             sent = kept.get(tool_id)
             if sent is None:
-                problem = "lost that pair: it " + _lost(request, tool_id)
+                places = _first_places(request) if places is None else places
+                problem = "lost that pair: it " + _lost(places, tool_id)
             else:
                 changes = _changes(session.shape, pair, sent)
                 if not changes:

@@ -21,6 +21,9 @@ from harness.model.driver import ByteRead, WireChunk
 
 _LINE = re.compile(rb"[^\r\n]+")
 _BLANK_LINE = re.compile(rb"(?:\r\n|\r|\n)(?:\r\n|\r|\n)")
+_CRLF = re.compile(rb"\r\n")
+#: the first byte of a multi-byte UTF-8 character
+_LEAD_BYTE = re.compile(rb"[\xc0-\xf7]")
 
 
 def check_cuts(cuts: object) -> str | None:
@@ -78,13 +81,13 @@ def default_cuts(body: bytes, boundaries: Sequence[int] = ()) -> tuple[int, ...]
                 if line.end() - line.start() > 1:  # a one-byte line has no inside
                     cuts.add((line.start() + line.end()) // 2)
             joined = n % 3 == 1  # the next event comes whole, in the read that ends this one
-            for crlf in re.finditer(rb"\r\n", body[start:end]):
-                if not (joined and start + crlf.end() == end):
-                    cuts.add(start + crlf.start() + 1)
+            for crlf in _CRLF.finditer(body, start, end):
+                if not (joined and crlf.end() == end):
+                    cuts.add(crlf.start() + 1)
             if n % 3 == 0:
                 cuts.add(end)
         start = end
-    cuts.update(n + 1 for n, byte in enumerate(body) if 0xC0 <= byte <= 0xF7)  # a lead byte
+    cuts.update(lead.end() for lead in _LEAD_BYTE.finditer(body))  # scanned in C, not per byte
     return tuple(sorted(cut for cut in cuts if 0 < cut < size))
 
 

@@ -7,7 +7,10 @@ Thin over the library: it maps options, ini settings and one overridable fixture
 2. a ``harness_adapter`` fixture the user overrides (in the top-level ``conftest.py``);
 3. ``harness_adapter = NAME`` in the ini configuration (``[tool.pytest.ini_options]``).
 
-NAME is a bundled adapter's name, ``MODULE:FACTORY`` or ``exec:COMMAND`` (out of process).
+NAME is a bundled adapter's name, ``MODULE:FACTORY`` or ``exec:COMMAND`` (out of process). A
+name that does not resolve (or an ``exec:`` process that cannot say hello) is a usage error
+before anything runs. A session whose only tests are scenarios, all skipped, exits 5 as pytest
+does when no test ran: nothing was checked.
 """
 
 from __future__ import annotations
@@ -129,6 +132,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "harness: a conformance scenario replayed by the harness")
     config.pluginmanager.register(RuleTally(), "harness-rule-tally")
+    config.pluginmanager.register(SkipTally(), "harness-skip-tally")
 
 
 # -- collection ---------------------------------------------------------------------------------
@@ -165,8 +169,11 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     """Add the scenario items first, so -k, -m, --lf and xdist see them like any other."""
+    folders = _scenario_folders(config)
+    if folders or config.getoption("harness_explore"):
+        _check_adapters(config)
     added: list[pytest.Item] = []
-    for folder, prefix in _scenario_folders(config):
+    for folder, prefix in folders:
         from harness.scenario import discover
 
         for path in discover([folder]):
@@ -185,6 +192,20 @@ def pytest_collection_modifyitems(
 
 
 _EXPLORE = pytest.StashKey[str | None]()
+
+
+def _check_adapters(config: pytest.Config) -> None:
+    """The adapters named on the command line or in the ini file resolve, and an ``exec:``
+    process says hello: otherwise one usage error now, not the same failure per scenario."""
+    from harness.adapters.registry import check_adapter, resolve_adapter
+
+    names = config.getoption("harness_adapter") or [str(config.getini("harness_adapter"))]
+    timeout = config.getoption("harness_timeout") or float(config.getini("harness_timeout"))
+    for name in filter(None, names):
+        try:
+            check_adapter(resolve_adapter(name), timeout)
+        except UsageError as exc:
+            raise pytest.UsageError(f"harness: {exc}") from None
 
 
 def _explore(request: pytest.FixtureRequest) -> None:
@@ -398,6 +419,48 @@ def pytest_runtest_makereport(
                 summary[rule] = "fail" if rule in broken else "pass"
         report.user_properties.append(("harness_rules", json.dumps(summary)))
     return report
+
+
+class SkipTally:
+    """Notices a session in which every scenario was skipped: says so in one line, and exits 5
+    (pytest's "no tests ran") when no other test ran either (xdist-safe, as ``RuleTally``)."""
+
+    def __init__(self) -> None:
+        self.skipped: set[str] = set()
+        self.checked: set[str] = set()  # scenarios that passed or failed
+        self.ran: set[str] = set()  # any test that did
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        scenario = "harness" in report.keywords
+        if report.skipped:
+            if scenario:
+                self.skipped.add(report.nodeid)
+        elif report.when == "call" or report.failed:
+            self.ran.add(report.nodeid)
+            if scenario:
+                self.checked.add(report.nodeid)
+
+    def _all_skipped(self) -> bool:
+        return bool(self.skipped) and not self.checked
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self._all_skipped():
+            terminalreporter.write_line(
+                f"harness: all {len(self.skipped)} scenarios were skipped, so nothing was "
+                "checked (-rs says why)",
+                yellow=True,
+                bold=True,
+            )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if (
+            self._all_skipped()
+            and not self.ran
+            and session.exitstatus == pytest.ExitCode.OK
+            and not hasattr(session.config, "workerinput")  # xdist: the controller decides
+        ):
+            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
 
 
 class RuleTally:

@@ -161,6 +161,16 @@ def resolve_adapter(reference: str) -> AdapterInfo:
     )
 
 
+def check_adapter(info: AdapterInfo, timeout: float = 10.0) -> None:
+    """Raise ``UsageError`` when the adapter cannot be used at all: an ``exec:`` process that
+    exits, hangs or answers nonsense at hello. Every scenario would fail alike, so the command
+    line and the plugin say it once, before anything runs."""
+    from harness.adapters.process import ProcessFactory
+
+    if isinstance(info.factory, ProcessFactory):
+        info.factory.check(timeout)
+
+
 def adapter_dialect(info: AdapterInfo) -> str | None:
     """The dialect a driver adapter reads (its ``dialect``); None when it names none, or when
     making one fails: the replay then says why, case by case."""

@@ -205,8 +205,8 @@ class ProcessAdapter:
         return self._hello
 
     def _check_hello(self, answer: dict[str, Any]) -> None:
-        """Every field of a protocol-2 hello has its type and one of its values, or the
-        error names the field and quotes what the process said."""
+        """Every field of a hello has its type and one of its values, or the error names the
+        field and quotes what the process said."""
 
         def wrong(field: str, expected: str) -> AdapterError:
             said = json.dumps(answer.get(field))  # escaped: ASCII, no control characters
@@ -438,15 +438,17 @@ class ProcessAdapter:
                 wait = _EXIT_POLL
                 if deadline is not None:
                     wait = min(wait, max(0.0, deadline - time.monotonic()))
-                if not select.select([stdout], [], [], wait)[0]:
-                    if self.process.poll() is not None:
-                        data = b""  # it exited; whoever else holds the pipe is not the adapter
-                    elif deadline is not None and time.monotonic() >= deadline:
-                        return None
-                    else:
-                        continue
-                else:
+                if select.select([stdout], [], [], wait)[0]:
                     data = stdout.read(65536)
+                elif self.process.poll() is not None:
+                    # it exited; whoever else holds the pipe is not the adapter (what it wrote
+                    # just before exiting is read first)
+                    ready = select.select([stdout], [], [], 0)[0]
+                    data = stdout.read(65536) if ready else b""
+                elif deadline is not None and time.monotonic() >= deadline:
+                    return None
+                else:
+                    continue
             except (OSError, ValueError):  # closed under us: a hung process was killed
                 data = b""
             if not data:
@@ -496,6 +498,7 @@ class ProcessAdapter:
     def _exited(self, when: str) -> str:
         try:
             code = self.process.wait(timeout=2)
+            self.kill()  # what it started may hold stderr open, and the tail would wait for it
         except subprocess.TimeoutExpired:
             code = None
         if self._stderr.exceeded:

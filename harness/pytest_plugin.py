@@ -133,6 +133,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "harness: a conformance scenario replayed by the harness")
     config.pluginmanager.register(RuleTally(), "harness-rule-tally")
     config.pluginmanager.register(SkipTally(), "harness-skip-tally")
+    # here, not while collecting: an xdist worker's usage error would only be a silent crash
+    worker, helping = hasattr(config, "workerinput"), config.getoption("help", False)
+    if (
+        not worker
+        and not helping
+        and (_scenario_folders(config) or config.getoption("harness_explore"))
+    ):
+        _check_adapters(config)
 
 
 # -- collection ---------------------------------------------------------------------------------
@@ -169,11 +177,8 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     """Add the scenario items first, so -k, -m, --lf and xdist see them like any other."""
-    folders = _scenario_folders(config)
-    if folders or config.getoption("harness_explore"):
-        _check_adapters(config)
     added: list[pytest.Item] = []
-    for folder, prefix in folders:
+    for folder, prefix in _scenario_folders(config):
         from harness.scenario import discover
 
         for path in discover([folder]):

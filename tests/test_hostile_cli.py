@@ -93,7 +93,10 @@ def test_any_adapter_value_is_a_run_or_one_usage_error(data: st.DataObject) -> N
         ("exec:", "exec: needs a command"),
         ("exec:harness-no-such-program --flag", "no program 'harness-no-such-program'"),
         ("exec:./harness-no-such-program", "'./harness-no-such-program' is not an executable"),
-        ("session-referense", "unknown adapter 'session-referense'"),
+        (
+            "session-referense",
+            "unknown adapter 'session-referense'; did you mean 'session-reference'?",
+        ),
     ],
 )
 def test_a_bad_adapter_is_one_usage_error(value: str, says: str) -> None:

@@ -1,7 +1,8 @@
 """The ``harness`` command: a thin shell over the library.
 
 Exit codes: 0 everything passed, 1 a rule was violated (or an adapter misbehaved), 2 the command
-line or an input file is wrong; 141 (128 + SIGPIPE, as a shell reports it) when whoever read the
+line, the adapter named or an input file is wrong, 5 every scenario was skipped (nothing was
+checked: the adapter implements none of their layers or dialects); 141 (128 + SIGPIPE, as a shell reports it) when whoever read the
 output closed the pipe early, as ``harness run ... | head`` does.
 """
 
@@ -18,6 +19,8 @@ from harness.scenario import LAYERS, Scenario
 from harness.wire import WireError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: as pytest's "no tests ran": a run that checked nothing is not a pass
+EXIT_NOTHING_CHECKED = 5
 EXIT_BROKEN_PIPE = 141
 
 
@@ -45,7 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    run = sub.add_parser("run", help="replay scenarios against an adapter")
+    run = sub.add_parser(
+        "run",
+        help="replay scenarios against an adapter",
+        description="Replay scenarios against an adapter. Exit 0 all passed (skips allowed), 1 a "
+        "rule was violated or the adapter misbehaved, 2 a usage or input error (found before "
+        "anything runs), 5 every scenario was skipped, so nothing was checked.",
+    )
     run.add_argument(
         "paths", nargs="+", metavar="PATH", help="scenario files or folders (searched recursively)"
     )
@@ -327,7 +336,7 @@ def _check_rule_ids(ids: Sequence[str]) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from harness.adapters.registry import resolve_adapter
+    from harness.adapters.registry import check_adapter, resolve_adapter
     from harness.replay import DEFAULT_TIMEOUT, replay
     from harness.replay.cases import cases_for
     from harness.report import render_table
@@ -337,6 +346,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
     adapter = resolve_adapter(args.adapter)
     scenarios = _load(args.paths)
+    check_adapter(adapter, args.timeout or DEFAULT_TIMEOUT)
     if args.layer:
         scenarios = [s for s in scenarios if s.layer in args.layer]
         if not scenarios:
@@ -366,7 +376,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         from harness.html_report import write_report
 
         write_report(args.html, results, adapter=args.adapter)
-    return EXIT_FAILED if any(r.status in ("fail", "error") for r in results) else EXIT_OK
+    if any(r.status in ("fail", "error") for r in results):
+        return EXIT_FAILED
+    if all(r.status == "skip" for r in results):
+        print(
+            f"harness: all {len(results)} scenarios were skipped, so nothing was checked "
+            f"(exit {EXIT_NOTHING_CHECKED}); {adapter.name} implements none of what they need",
+            file=sys.stderr,
+        )
+        return EXIT_NOTHING_CHECKED
+    return EXIT_OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -432,10 +451,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from harness.adapters.registry import declared_layers, resolve_adapter
+    from harness.adapters.registry import check_adapter, declared_layers, resolve_adapter
     from harness.explore import DEFAULT_EXAMPLES, explore
 
     adapter = resolve_adapter(args.adapter)
+    check_adapter(adapter)
     offered = declared_layers(adapter)
     if args.layer and args.layer not in offered:
         raise UsageError(f"{adapter.name} implements {', '.join(offered)}, not {args.layer}")

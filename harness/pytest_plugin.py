@@ -7,7 +7,10 @@ Thin over the library: it maps options, ini settings and one overridable fixture
 2. a ``harness_adapter`` fixture the user overrides (in the top-level ``conftest.py``);
 3. ``harness_adapter = NAME`` in the ini configuration (``[tool.pytest.ini_options]``).
 
-NAME is a bundled adapter's name, ``MODULE:FACTORY`` or ``exec:COMMAND`` (out of process).
+NAME is a bundled adapter's name, ``MODULE:FACTORY`` or ``exec:COMMAND`` (out of process). A
+name that does not resolve (or an ``exec:`` process that cannot say hello) is a usage error
+before anything runs. A session whose only tests are scenarios, all skipped, exits 5 as pytest
+does when no test ran: nothing was checked.
 """
 
 from __future__ import annotations
@@ -135,9 +138,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "harness: a conformance scenario replayed by the harness")
     config.pluginmanager.register(RuleTally(), "harness-rule-tally")
+    config.pluginmanager.register(SkipTally(), "harness-skip-tally")
+    worker, helping = hasattr(config, "workerinput"), config.getoption("help", False)
     html = config.getoption("harness_html", None)
-    if html and not hasattr(config, "workerinput"):  # xdist: the controller writes it
+    if html and not worker:  # xdist: the controller writes it
         config.pluginmanager.register(HtmlReport(Path(html)), "harness-html")
+    # here, not while collecting: an xdist worker's usage error would only be a silent crash
+    if (
+        not worker
+        and not helping
+        and (_scenario_folders(config) or config.getoption("harness_explore"))
+    ):
+        _check_adapters(config)
 
 
 # -- collection ---------------------------------------------------------------------------------
@@ -194,6 +206,20 @@ def pytest_collection_modifyitems(
 
 
 _EXPLORE = pytest.StashKey[str | None]()
+
+
+def _check_adapters(config: pytest.Config) -> None:
+    """The adapters named on the command line or in the ini file resolve, and an ``exec:``
+    process says hello: otherwise one usage error now, not the same failure per scenario."""
+    from harness.adapters.registry import check_adapter, resolve_adapter
+
+    names = config.getoption("harness_adapter") or [str(config.getini("harness_adapter"))]
+    timeout = config.getoption("harness_timeout") or float(config.getini("harness_timeout"))
+    for name in filter(None, names):
+        try:
+            check_adapter(resolve_adapter(name), timeout)
+        except UsageError as exc:
+            raise pytest.UsageError(f"harness: {exc}") from None
 
 
 def _explore(request: pytest.FixtureRequest) -> None:
@@ -438,6 +464,48 @@ class HtmlReport:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminalreporter.write_line(f"harness: HTML report written to {self.path}")
+
+
+class SkipTally:
+    """Notices a session in which every scenario was skipped: says so in one line, and exits 5
+    (pytest's "no tests ran") when no other test ran either (xdist-safe, as ``RuleTally``)."""
+
+    def __init__(self) -> None:
+        self.skipped: set[str] = set()
+        self.checked: set[str] = set()  # scenarios that passed or failed
+        self.ran: set[str] = set()  # any test that did
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        scenario = "harness" in report.keywords
+        if report.skipped:
+            if scenario:
+                self.skipped.add(report.nodeid)
+        elif report.when == "call" or report.failed:
+            self.ran.add(report.nodeid)
+            if scenario:
+                self.checked.add(report.nodeid)
+
+    def _all_skipped(self) -> bool:
+        return bool(self.skipped) and not self.checked
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self._all_skipped():
+            terminalreporter.write_line(
+                f"harness: all {len(self.skipped)} scenarios were skipped, so nothing was "
+                "checked (-rs says why)",
+                yellow=True,
+                bold=True,
+            )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if (
+            self._all_skipped()
+            and not self.ran
+            and session.exitstatus == pytest.ExitCode.OK
+            and not hasattr(session.config, "workerinput")  # xdist: the controller decides
+        ):
+            session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
 
 
 class RuleTally:

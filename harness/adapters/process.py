@@ -33,7 +33,8 @@ after ``{"op": "drive"}`` the process speaks first until it says ``done``:
 An answer ``{"ok": false, "error": "..."}`` reports a failure of the consumer. Events are
 ``event_to_json`` of the canonical events; observations have the field names of
 ``harness.model.observation``. A process that exits, writes something that is not a JSON
-object, says something out of place or stops answering gives an ``error`` result.
+object, says something out of place or stops answering gives an ``error`` result; so does one
+that writes more than ``Limits`` allow (a line, all of stdout, all of stderr).
 """
 
 from __future__ import annotations
@@ -41,12 +42,16 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import os
 import select
 import shlex
+import shutil
+import signal
 import subprocess
-import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from harness._errors import AdapterError, UsageError
@@ -63,6 +68,36 @@ EMITS_CALLS = CONTRACTS
 READS = {"chunks": "events", "bytes": "bytes"}
 #: how long a probe of the factory (which dialect?) waits for the hello
 PROBE_SECONDS = 10.0
+#: the layers a hello may name
+LAYERS = ("session", "history", "driver")
+#: how often a read with nothing to read checks whether the process is still there: a
+#: grandchild that inherited stdout keeps the pipe open after the process itself exited
+_EXIT_POLL = 0.2
+#: how much of stderr an error message ends with
+_STDERR_TAIL = 800
+
+_MiB = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one adapter process may write before it is stopped as misbehaving
+    (docs/PROTOCOL.md, *Limits*): bytes in one line on stdout, in all of stdout, in all of
+    stderr, and the outputs a driver emits in one turn (each one is kept)."""
+
+    line: int = 64 * _MiB
+    stdout: int = 1024 * _MiB
+    stderr: int = 64 * _MiB
+    outputs: int = 100_000
+
+    def __post_init__(self) -> None:
+        for name in ("line", "stdout", "stderr", "outputs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"Limits.{name} must be at least 1")
+
+
+def _size(n: int) -> str:
+    return f"{n // _MiB} MiB" if n >= _MiB and n % _MiB == 0 else f"{n:,} bytes"
 
 
 def _quote(line: bytes | str, limit: int = 200) -> str:
@@ -70,6 +105,45 @@ def _quote(line: bytes | str, limit: int = 200) -> str:
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     text = text.rstrip("\r\n")
     return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+class _StderrTail:
+    """Drains a process's stderr in a thread, so that nothing it writes there blocks it or
+    fills a disk: keeps the last bytes for error messages, and stops the process (through
+    ``stop``) once it wrote more than ``limit``."""
+
+    def __init__(self, pipe: Any, limit: int, stop: Any) -> None:
+        self.tail = b""
+        self.total = 0
+        self.exceeded = False
+        self._pipe, self._limit, self._stop = pipe, limit, stop
+        self._thread = threading.Thread(target=self._drain, name="harness-stderr", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        fd = self._pipe.fileno()
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self.total += len(data)
+            self.tail = (self.tail + data)[-_STDERR_TAIL:]
+            if self.total > self._limit and not self.exceeded:
+                self.exceeded = True
+                self._stop()
+
+    def text(self, wait: float = 1.0) -> str:
+        """The tail, once the process's stderr is closed (or ``wait`` passed)."""
+        self._thread.join(wait)
+        return self.tail.decode("utf-8", "replace").strip()
+
+    def close(self) -> None:
+        self._thread.join(1.0)
+        with contextlib.suppress(OSError, ValueError):
+            self._pipe.close()
 
 
 class DriverFailed(RuntimeError):
@@ -81,25 +155,29 @@ class ProcessAdapter:
     """An adapter that forwards everything to a child process: the session layer (protocol 1),
     and the history and driver layers (protocol 2)."""
 
-    def __init__(self, command: Sequence[str]) -> None:
+    def __init__(self, command: Sequence[str], limits: Limits | None = None) -> None:
         self.command = list(command)
-        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - kept open until close()
+        self.limits = limits or Limits()
         try:
-            # unbuffered: select() must see everything the process sent that we have not read
+            # unbuffered: select() must see everything the process sent that we have not read;
+            # a session of its own, so that kill() reaches whatever it started too
             self.process = subprocess.Popen(
                 self.command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self.stderr,
+                stderr=subprocess.PIPE,
                 bufsize=0,
+                start_new_session=True,
             )
         except OSError as exc:
-            self.stderr.close()
             raise AdapterError(f"cannot start {shlex.join(self.command)}: {exc.strerror}") from None
+        self._stderr = _StderrTail(self.process.stderr, self.limits.stderr, self.kill)
         self._hello: dict[str, Any] | None = None
         # our own line buffer over the unbuffered pipe, so that we know what the process has
-        # sent and we have not yet read
+        # sent and we have not yet read; ``_scanned`` of it holds no newline
         self._buffer = bytearray()
+        self._scanned = 0
+        self._read_total = 0
         self._eof = False
 
     # -- the conversation ----------------------------------------------------------------
@@ -117,34 +195,46 @@ class ProcessAdapter:
                 # a protocol-1 process refuses a protocol it does not know: greet it as before
                 answer = self._ask({"op": "hello", "protocol": 1}, timeout=timeout)
             said = answer.get("protocol")
-            if said not in PROTOCOLS or isinstance(said, bool):
+            if type(said) is not int or said not in PROTOCOLS:
                 raise AdapterError(
                     f"{shlex.join(self.command)} answered hello with protocol {said!r}; "
                     f"the harness speaks {' or '.join(map(str, PROTOCOLS))}"
                 )
-            if said >= 2:
-                self._check_hello(answer)
+            self._check_hello(answer)
             self._hello = answer
         return self._hello
 
     def _check_hello(self, answer: dict[str, Any]) -> None:
-        def wrong(what: str) -> AdapterError:
-            return AdapterError(f"{shlex.join(self.command)} said in its hello {what}")
+        """Every field of a hello has its type and one of its values, or the error names the
+        field and quotes what the process said."""
+
+        def wrong(field: str, expected: str) -> AdapterError:
+            said = json.dumps(answer.get(field))  # escaped: ASCII, no control characters
+            said = said if len(said) <= 200 else said[:200] + "..."
+            return AdapterError(
+                f'{shlex.join(self.command)} said in its hello "{field}": {said}; {expected}'
+            )
 
         layers = answer.get("layers", ["session"])
-        if not isinstance(layers, list) or not all(isinstance(x, str) for x in layers):
-            raise wrong(f'"layers": {json.dumps(layers)}; it is a list of layer names')
+        if (
+            not isinstance(layers, list)
+            or not layers
+            or not all(isinstance(x, str) and x in LAYERS for x in layers)
+        ):
+            raise wrong("layers", f"it is a list of layer names, each one of {', '.join(LAYERS)}")
+        for field in ("name", "dialect"):
+            if field in answer and not isinstance(answer[field], str):
+                raise wrong(field, "it is a string")
         if "driver" in layers and not isinstance(answer.get("dialect"), str):
             raise wrong(
-                f'"dialect": {json.dumps(answer.get("dialect"))}; the driver layer needs the '
-                'name of the dialect it reads ("anthropic", "openai-chat", ...)'
+                "dialect",
+                'the driver layer needs the name of the dialect it reads ("anthropic", '
+                '"openai-chat", ...)',
             )
-        emits = answer.get("emits_calls", EMITS_CALLS[0])
-        if emits not in EMITS_CALLS:
-            raise wrong(f'"emits_calls": {json.dumps(emits)}; expected "per-call" or "per-message"')
-        reads = answer.get("reads", "chunks")
-        if reads not in READS:
-            raise wrong(f'"reads": {json.dumps(reads)}; expected "chunks" or "bytes"')
+        if answer.get("emits_calls", EMITS_CALLS[0]) not in EMITS_CALLS:
+            raise wrong("emits_calls", 'expected "per-call" or "per-message"')
+        if answer.get("reads", "chunks") not in READS:
+            raise wrong("reads", 'expected "chunks" or "bytes"')
 
     @property
     def protocol(self) -> int:
@@ -237,6 +327,13 @@ class ProcessAdapter:
                         f"the adapter process emitted a malformed output ({exc}): {_quote(line)}"
                     ) from None
                 emitted += 1
+                if emitted > self.limits.outputs:
+                    self.kill()
+                    raise AdapterError(
+                        f"the adapter process {shlex.join(self.command)} emitted more than "
+                        f"{self.limits.outputs:,} outputs in one turn, so it was stopped "
+                        f"(docs/PROTOCOL.md, Limits): {_quote(line)}"
+                    )
                 yield output
             elif op == "close":
                 close = getattr(chunks, "close", None)
@@ -328,19 +425,30 @@ class ProcessAdapter:
         assert stdout is not None
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            end = self._buffer.find(b"\n")
+            end = self._buffer.find(b"\n", self._scanned)
             if end >= 0:
                 line = bytes(self._buffer[: end + 1])
                 del self._buffer[: end + 1]
+                self._scanned = 0
                 return line
+            self._scanned = len(self._buffer)
             if self._eof:
                 return None
             try:
+                wait = _EXIT_POLL
                 if deadline is not None:
-                    left = max(0.0, deadline - time.monotonic())
-                    if not select.select([stdout], [], [], left)[0]:
-                        return None
-                data = stdout.read(65536)
+                    wait = min(wait, max(0.0, deadline - time.monotonic()))
+                if select.select([stdout], [], [], wait)[0]:
+                    data = stdout.read(65536)
+                elif self.process.poll() is not None:
+                    # it exited; whoever else holds the pipe is not the adapter (what it wrote
+                    # just before exiting is read first)
+                    ready = select.select([stdout], [], [], 0)[0]
+                    data = stdout.read(65536) if ready else b""
+                elif deadline is not None and time.monotonic() >= deadline:
+                    return None
+                else:
+                    continue
             except (OSError, ValueError):  # closed under us: a hung process was killed
                 data = b""
             if not data:
@@ -348,9 +456,30 @@ class ProcessAdapter:
                 if self._buffer:  # a last line without its newline
                     line = bytes(self._buffer)
                     self._buffer.clear()
+                    self._scanned = 0
                     return line
                 return None
             self._buffer += data
+            self._read_total += len(data)
+            self._check_limits()
+
+    def _check_limits(self) -> None:
+        """Stop a process whose line or whole output is longer than ``limits`` allow."""
+        limits = self.limits
+        if self._read_total > limits.stdout:
+            exceeded = f"more than {_size(limits.stdout)} in all on stdout"
+        elif len(self._buffer) > limits.line and self._buffer.find(b"\n", 0, limits.line) < 0:
+            exceeded = f"a line of more than {_size(limits.line)} on stdout"
+        else:
+            return
+        excerpt = _quote(bytes(self._buffer[:80]), 60)
+        self._buffer.clear()
+        self._scanned = 0
+        self.kill()
+        raise AdapterError(
+            f"the adapter process {shlex.join(self.command)} wrote {exceeded}, so it was "
+            f"stopped (docs/PROTOCOL.md, Limits); it began: {excerpt}"
+        )
 
     def _parse(self, line: bytes, when: str) -> dict[str, Any]:
         """``when`` completes "the adapter process ... something that is not JSON"."""
@@ -369,21 +498,31 @@ class ProcessAdapter:
     def _exited(self, when: str) -> str:
         try:
             code = self.process.wait(timeout=2)
+            self.kill()  # what it started may hold stderr open, and the tail would wait for it
         except subprocess.TimeoutExpired:
             code = None
-        self.stderr.seek(0)
-        tail = self.stderr.read()[-800:].decode("utf-8", "replace").strip()
+        if self._stderr.exceeded:
+            return (
+                f"the adapter process {shlex.join(self.command)} wrote more than "
+                f"{_size(self.limits.stderr)} on stderr, so it was stopped "
+                f"(docs/PROTOCOL.md, Limits) {when}; its stderr ended:\n"
+                f"{_quote(self._stderr.text(), 200)}"
+            )
+        tail = self._stderr.text()
         said = f"; it wrote to stderr:\n{tail}" if tail else ""
         return f"the adapter process exited (code {code}) {when}{said}"
 
     def kill(self) -> None:
-        """Stop a process that stopped answering."""
+        """Stop the process that stopped answering, and whatever it started."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         if self.process.poll() is None:
             self.process.kill()
-            self.process.wait()
+        self.process.wait()
 
     def close(self) -> None:
-        """Ask the process to stop, make sure it does, and close every pipe."""
+        """Ask the process to stop, make sure it does (and whatever it started), and close
+        every pipe."""
         if self.process.poll() is None:
             try:
                 assert self.process.stdin is not None
@@ -391,12 +530,13 @@ class ProcessAdapter:
                 self.process.stdin.flush()
                 self.process.wait(timeout=2)
             except (OSError, ValueError, subprocess.TimeoutExpired):
-                self.kill()
+                pass
+        self.kill()  # a grandchild may still hold the pipes
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 with contextlib.suppress(OSError, ValueError):
                     stream.close()
-        self.stderr.close()
+        self._stderr.close()
 
 
 class ProcessFactory:
@@ -405,24 +545,36 @@ class ProcessFactory:
     once, so that the harness can plan a driver's cases before replaying them (``emits_calls``
     is read from each process, as from any adapter instance)."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], limits: Limits | None = None) -> None:
         self.argv = list(argv)
+        self.limits = limits or Limits()
         self._declared: dict[str, Any] | None = None
+        self._failure: str | None = None
 
     def __call__(self) -> ProcessAdapter:
-        return ProcessAdapter(self.argv)
+        return ProcessAdapter(self.argv, self.limits)
 
-    def _probe(self) -> dict[str, Any]:
+    def check(self, timeout: float = PROBE_SECONDS) -> None:
+        """Raise ``UsageError`` when the process cannot even say hello: every scenario would
+        fail the same way, so a command line says it once, before anything runs."""
+        self._probe(timeout)
+        if self._failure is not None:
+            command = shlex.join(self.argv)
+            said = self._failure if command in self._failure else f"{command}: {self._failure}"
+            raise UsageError(f"the exec: adapter cannot be used: {said}")
+
+    def _probe(self, timeout: float = PROBE_SECONDS) -> dict[str, Any]:
         if self._declared is None:
             self._declared = {}
             try:
-                adapter = ProcessAdapter(self.argv)
-            except AdapterError:
+                adapter = self()
+            except AdapterError as exc:
+                self._failure = str(exc)
                 return self._declared
             try:
-                self._declared = adapter.hello(timeout=PROBE_SECONDS)
-            except AdapterError:
-                pass  # the replay says what goes wrong, scenario by scenario
+                self._declared = adapter.hello(timeout=timeout)
+            except AdapterError as exc:
+                self._failure = str(exc)  # a replay says it scenario by scenario
             finally:
                 adapter.close()
         return self._declared
@@ -431,8 +583,7 @@ class ProcessFactory:
     def layers(self) -> tuple[str, ...]:
         """The layers the process says it implements (the session layer if it says none, as
         a protocol-1 process does)."""
-        value = self._probe().get("layers") or ["session"]
-        return tuple(x for x in value if isinstance(x, str)) if isinstance(value, list) else ()
+        return tuple(self._probe().get("layers", ["session"]))  # checked by hello()
 
     @property
     def dialect(self) -> str | None:
@@ -446,7 +597,19 @@ class ProcessFactory:
 
 
 def process_factory(command: str) -> ProcessFactory:
-    argv = shlex.split(command)
+    """The factory of ``exec:COMMAND``; a command line that cannot be split, or whose program
+    is not there, is a usage error now rather than one error per scenario later."""
+    spec = repr(f"exec:{command}")
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:  # an unbalanced quote
+        raise UsageError(f"{spec}: cannot split the command line ({exc})") from None
     if not argv:
         raise UsageError("exec: needs a command, e.g. exec:node consumer.mjs")
+    program = argv[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if not (os.path.isfile(program) and os.access(program, os.X_OK)):
+            raise UsageError(f"{spec}: {program!r} is not an executable file")
+    elif shutil.which(program) is None:
+        raise UsageError(f"{spec}: no program {program!r} on the PATH")
     return ProcessFactory(argv)

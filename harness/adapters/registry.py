@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -132,6 +133,9 @@ def resolve_adapter(reference: str) -> AdapterInfo:
     if ":" not in reference:  # a bundled name never has one: users' adapters load none of them
         if reference in BUNDLED:
             return BUNDLED[reference]
+        close = difflib.get_close_matches(reference, list(BUNDLED), n=1)
+        if close:
+            raise UsageError(f"unknown adapter {reference!r}; did you mean {close[0]!r}?")
         known = ", ".join(sorted(BUNDLED))
         raise UsageError(
             f"unknown adapter {reference!r}: give a bundled adapter's name ({known}), "
@@ -159,6 +163,16 @@ def resolve_adapter(reference: str) -> AdapterInfo:
     return AdapterInfo(
         reference, layer[0] if isinstance(layer, tuple) else str(layer), "external", target
     )
+
+
+def check_adapter(info: AdapterInfo, timeout: float = 10.0) -> None:
+    """Raise ``UsageError`` when the adapter cannot be used at all: an ``exec:`` process that
+    exits, hangs or answers nonsense at hello. Every scenario would fail alike, so the command
+    line and the plugin say it once, before anything runs."""
+    from harness.adapters.process import ProcessFactory
+
+    if isinstance(info.factory, ProcessFactory):
+        info.factory.check(timeout)
 
 
 def adapter_dialect(info: AdapterInfo) -> str | None:

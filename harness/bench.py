@@ -234,9 +234,7 @@ def run_wire_bench(
 # -- long and heavy session inputs: memory, load and replay time, the verdict ---------------------
 
 
-def _figures(
-    label: str, scenario: SessionScenario, load_seconds: float, adapter: str
-) -> list[str]:
+def _figures(label: str, scenario: SessionScenario, load_seconds: float, adapter: str) -> list[str]:
     """Replay a loaded scenario once; its figures and verdict, one ``name=value`` a line."""
     start = time.perf_counter()
     prepare(scenario)

@@ -9,10 +9,10 @@ import pytest
 
 from harness.bench import bench_scenario, heavy_literal_text, heavy_message_text, peak_rss_mb
 from harness.model import session as ev
+from harness.model.observation import Observation
 from harness.model.trace import LazyRun, Trace
 from harness.replay import replay
-from harness.scenario import SessionScenario, parse_scenario
-from harness.scenario import reader
+from harness.scenario import SessionScenario, parse_scenario, reader
 
 #: longer than the generated events a scenario keeps expanded, in these tests
 LONG = 20_000
@@ -90,7 +90,7 @@ def test_a_long_message_is_accumulated_once_not_copied_per_delta() -> None:
     result = replay(scenario, "session-reference")
     assert result.status == "pass"
     text = "".join(e.text for e in scenario.trace if isinstance(e, ev.MessageDelta))
-    assert result.observation is not None
+    assert isinstance(result.observation, Observation)
     shown = result.observation.transcript.sessions["main"].messages[-1].text
     assert shown == text and len(text) > 150_000
 

@@ -61,10 +61,13 @@ class Prepared:
     checkpoint_names: dict[int, str]
 
 
-def plan_and_ledger(trace: Iterable[ev.SessionEvent], *, every_event: bool = False) -> Prepared:
+def plan_and_ledger(
+    trace: Iterable[ev.SessionEvent], *, every_event: bool = False, history: bool = False
+) -> Prepared:
     """One pass over the trace: where to observe the adapter, and the ledger, which keeps at
-    each of those checkpoints what must show there (nothing per event)."""
-    ledger = SessionLedger()
+    each of those checkpoints what must show there (nothing per event). Only the history
+    rules read the text of sub-sessions' messages."""
+    ledger = SessionLedger(subsession_text=history)
     add, snapshot = ledger.add, ledger.snapshot
     plan: list[ObservationPoint] = []
     names: dict[int, str] = {}
@@ -100,7 +103,9 @@ def prepare(scenario: SessionScenario) -> Prepared:
         prepared = _PREPARED.get(scenario)
         if prepared is None:
             prepared = _PREPARED[scenario] = plan_and_ledger(
-                scenario.trace, every_event=scenario.observe_every_event
+                scenario.trace,
+                every_event=scenario.observe_every_event,
+                history=scenario.layer == "history",
             )
         return prepared
 

@@ -98,7 +98,11 @@ class SessionLedger:
     """Built once from a trace; read by the rules with "as of event c" questions."""
 
     def __init__(
-        self, trace: Iterable[ev.SessionEvent] = (), snapshot_at: Sequence[int] = ()
+        self,
+        trace: Iterable[ev.SessionEvent] = (),
+        snapshot_at: Sequence[int] = (),
+        *,
+        subsession_text: bool = True,
     ) -> None:
         self.calls: dict[Key, CallRecord] = {}
         #: call id -> {session id: index of the first event naming it there}
@@ -127,6 +131,9 @@ class SessionLedger:
         self._open_text: dict[Key, list[Any]] = {}
         #: how many snapshots were taken: deltas between two checkpoints join into one piece
         self._period = 0
+        #: keep the text of sub-sessions' messages (the history rules read it; the session
+        #: rules read only top-level sessions' text)
+        self._subsession_text = subsession_text
         handlers: dict[type[ev.SessionEvent], Callable[[int, Any], None]] = {
             ev.ToolSelect: self._select,
             ev.ToolExecuting: self._executing,
@@ -242,6 +249,8 @@ class SessionLedger:
     def _message_delta(self, i: int, event: ev.MessageDelta) -> None:
         # Text is only asked for as of a checkpoint, so the deltas between two checkpoints are
         # kept as one piece (at the index of the last): memory grows with text, not deltas.
+        if not self._subsession_text and self.parent.get(event.session_id) is not None:
+            return
         key = (event.session_id, event.message_id)
         open_text = self._open_text.get(key)
         if open_text is None or open_text[2] != self._period:

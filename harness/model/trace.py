@@ -110,13 +110,23 @@ class Trace(Sequence[ev.SessionEvent]):
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             start, stop, step = index.indices(self._length)
-            if step == 1:
-                return tuple(itertools.islice(iter(self), start, max(start, stop)))
-            return tuple(self)[index]
+            if step != 1:
+                return tuple(self)[index]
+            if start >= stop:
+                return ()
+            return tuple(itertools.islice(self._iter_from(start), stop - start))
         run, offset = self._locate(index)
         if isinstance(run, LazyRun):
             return next(itertools.islice(run.make(), offset, None))
         return run[offset]
+
+    def _iter_from(self, index: int) -> Iterator[ev.SessionEvent]:
+        """The events from ``index`` on, making no run that ends before it."""
+        n = bisect.bisect_right(self._starts, index) - 1
+        runs = itertools.chain.from_iterable(
+            r.make() if isinstance(r, LazyRun) else r for r in self._runs[n:]
+        )
+        return itertools.islice(runs, index - self._starts[n], None)
 
     def _locate(self, index: int) -> tuple[Run, int]:
         if index < 0:

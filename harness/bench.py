@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import resource
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -12,6 +14,7 @@ from harness.adapters.registry import BUNDLED
 from harness.replay import replay
 from harness.replay.session import prepare
 from harness.scenario import SessionScenario, parse_scenario
+from harness.scenario.generators import burst_run
 
 _TEMPLATE = """
 id: bench-delegation
@@ -35,11 +38,21 @@ trace:
 """
 
 
+#: the template's events besides the burst's
+_AROUND_BURST = 14
+
+
 @dataclass(frozen=True)
 class BenchResult:
     events: int
     harness_seconds: float
     bare_seconds: float
+    #: reading the trace alone, expanding its generated events: part of both sides' time
+    expand_seconds: float = 0.0
+    #: parsing the scenario and deriving what the rules expect (the ledger), once
+    load_seconds: float = 0.0
+    #: the process's peak resident memory, in MiB, when the runs are done
+    peak_rss_mb: float = 0.0
 
     @property
     def events_per_second(self) -> float:
@@ -49,20 +62,51 @@ class BenchResult:
     def overhead_ratio(self) -> float:
         return self.harness_seconds / self.bare_seconds
 
+    @property
+    def loop_overhead_ratio(self) -> float:
+        """The ratio without the expansion both sides pay: the replay loop against feeding."""
+        return (self.harness_seconds - self.expand_seconds) / (
+            self.bare_seconds - self.expand_seconds
+        )
+
     def lines(self) -> list[str]:
         return [
             f"events={self.events}",
             f"harness_seconds={self.harness_seconds:.6f}",
             f"bare_seconds={self.bare_seconds:.6f}",
+            f"expand_seconds={self.expand_seconds:.6f}",
             f"events_per_second={self.events_per_second:.0f}",
             f"overhead_ratio={self.overhead_ratio:.3f}",
+            f"loop_overhead_ratio={self.loop_overhead_ratio:.3f}",
+            f"load_seconds={self.load_seconds:.3f}",
+            f"peak_rss_mb={self.peak_rss_mb:.0f}",
         ]
 
 
-def bench_scenario(events: int) -> SessionScenario:
-    scenario = parse_scenario(_TEMPLATE.format(burst=max(4, events - 13)), "<bench>")
+def burst_size(events: int) -> int:
+    """The burst size that makes the bench trace ``events`` events long, or a few fewer: a
+    burst's size is a target its random walk can pass by a few events, so the size asked for
+    is corrected for what the seed makes."""
+    target = size = max(4, events - _AROUND_BURST)
+    for _ in range(3):
+        made = len(burst_run("sub", "main", size, 1, 3, (), 0))
+        if made <= target:
+            break
+        size = max(4, size - (made - target))
+    return size
+
+
+def bench_scenario(events: int, *, size: int | None = None) -> SessionScenario:
+    burst = burst_size(events) if size is None else size
+    scenario = parse_scenario(_TEMPLATE.format(burst=burst), "<bench>")
     assert isinstance(scenario, SessionScenario)  # the template is a session scenario
     return scenario
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far, in MiB (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
 def _timed(run: Callable[[], object]) -> float:
@@ -85,7 +129,11 @@ def run_bench(
     events: int = 100_000, repeats: int = 7, adapter: str = "session-reference"
 ) -> BenchResult:
     """Replay an ``events``-event trace through the harness and through a bare loop."""
-    scenario = bench_scenario(events)
+    size = burst_size(events)
+    start = time.perf_counter()
+    scenario = bench_scenario(events, size=size)
+    prepare(scenario)  # like expanding the events: once per scenario, shared by every replay
+    load_seconds = time.perf_counter() - start
     info = BUNDLED[adapter]
     trace = scenario.trace
 
@@ -108,13 +156,17 @@ def run_bench(
         worker.start()
         worker.join()
 
-    prepare(scenario)  # like expanding the events: once per scenario, shared by every replay
-    # Interleaved, so both sides see the same machine; the fastest run of each is its cost.
-    bare = harnessed = float("inf")
+    def expand_run() -> None:
+        for _ in trace:
+            pass
+
+    # Interleaved, so all sides see the same machine; the fastest run of each is its cost.
+    bare = harnessed = expanded = float("inf")
     for _ in range(repeats):
+        expanded = min(expanded, _timed(expand_run))
         bare = min(bare, _timed(bare_run))
         harnessed = min(harnessed, _timed(harness_run))
-    return BenchResult(len(trace), harnessed, bare)
+    return BenchResult(len(trace), harnessed, bare, expanded, load_seconds, peak_rss_mb())
 
 
 # -- a recording replayed through vcrpy and its SDK, against directly into a driver --------------
@@ -177,3 +229,125 @@ def run_wire_bench(
         sdk_best,
         direct_best,
     )
+
+
+# -- long and heavy session inputs: memory, load and replay time, the verdict ---------------------
+
+
+def _figures(label: str, scenario: SessionScenario, load_seconds: float, adapter: str) -> list[str]:
+    """Replay a loaded scenario once; its figures and verdict, one ``name=value`` a line."""
+    start = time.perf_counter()
+    prepare(scenario)
+    prepare_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    result = replay(scenario, BUNDLED[adapter], timeout=60.0)
+    replay_seconds = time.perf_counter() - start
+    lines = [
+        f"input={label}",
+        f"events={len(scenario.trace)}",
+        f"adapter={adapter}",
+        f"status={result.status}",
+        f"violations={len(result.violations)}",
+    ]
+    if result.violations:
+        first = result.violations[0]
+        kind = scenario.trace.kind_at(first.event_index)
+        lines.append(f"first_violation={first.rule} at event {first.event_index} ({kind})")
+    if result.error:
+        lines.append(f"error={result.error}")
+    return [
+        *lines,
+        f"load_seconds={load_seconds:.3f}",
+        f"prepare_seconds={prepare_seconds:.3f}",
+        f"replay_seconds={replay_seconds:.3f}",
+        f"peak_rss_mb={peak_rss_mb():.0f}",
+    ]
+
+
+def run_long(events: int, adapter: str = "session-reference") -> list[str]:
+    """The bench trace of ``events`` events replayed once through ``adapter`` (a mutant, say):
+    the verdict, where the first violation is, and what loading and replaying cost."""
+    size = burst_size(events)
+    start = time.perf_counter()
+    scenario = bench_scenario(events, size=size)
+    return _figures(f"burst of {events} events", scenario, time.perf_counter() - start, adapter)
+
+
+def heavy_literal_text(steps: int) -> str:
+    """A scenario of ``steps`` literal steps: messages of one delta each, in one interaction."""
+    out = [
+        "id: heavy-literal",
+        "title: Many literal steps",
+        "description: A long trace written out step by step.",
+        "source: harness bench",
+        "layer: session",
+        "trace:",
+        '  - user_message: {text: "Go."}',
+        "  - interaction_start: {id: i1}",
+    ]
+    for n in range((steps - 4) // 3):
+        out.append(f"  - message_start: {{id: m{n}}}")
+        out.append(f'  - message_delta: {{id: m{n}, text: "piece {n} "}}')
+        out.append(f"  - message_end: {{id: m{n}}}")
+    out += ["  - interaction_end: {id: i1}", "  - user_turn_start:"]
+    return "\n".join(out) + "\n"
+
+
+def heavy_message_text(megabytes: float) -> str:
+    """A scenario with one message of ``megabytes`` MB of text, streamed a few words a delta."""
+    words = " ".join(["lorem", "ipsum", "dolor", "sit", "amet", "consectetur"])
+    text = (words + " ") * int(megabytes * 1_000_000 / (len(words) + 1))
+    return (
+        "id: heavy-message\n"
+        "title: One very long message\n"
+        "description: A message of many megabytes.\n"
+        "source: harness bench\n"
+        "layer: session\n"
+        "trace:\n"
+        '  - user_message: {text: "Write it all."}\n'
+        "  - interaction_start: {id: i1}\n"
+        f'  - message: {{id: m1, text: "{text.strip()}"}}\n'
+        "  - interaction_end: {id: i1}\n"
+        "  - user_turn_start:\n"
+    )
+
+
+def run_heavy(which: str, adapter: str = "session-reference") -> list[str]:
+    """``literal`` (200,000 literal steps) or ``message`` (a 10 MB message), loaded from its
+    YAML text and replayed once."""
+    if which == "literal":
+        text, label = heavy_literal_text(200_000), "200000 literal steps"
+    elif which == "message":
+        text, label = heavy_message_text(10), "a 10 MB message"
+    else:
+        raise ValueError(f"no heavy input {which!r} (literal, message)")
+    start = time.perf_counter()
+    scenario = parse_scenario(text, f"<{which}>")
+    load_seconds = time.perf_counter() - start
+    assert isinstance(scenario, SessionScenario)  # both are session scenarios
+    return _figures(label, scenario, load_seconds, adapter)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m harness.bench long --events N [--adapter A]`` or ``heavy literal|message``:
+    one input per process, so that the peak memory printed is that input's."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m harness.bench")
+    sub = parser.add_subparsers(dest="what", required=True)
+    long = sub.add_parser("long", help="the bench trace replayed once, through any adapter")
+    long.add_argument("--events", type=int, default=1_000_000)
+    long.add_argument("--adapter", default="session-reference")
+    heavy = sub.add_parser("heavy", help="a heavy valid input replayed once")
+    heavy.add_argument("which", choices=("literal", "message"))
+    heavy.add_argument("--adapter", default="session-reference")
+    args = parser.parse_args(argv)
+    if args.what == "long":
+        print("\n".join(run_long(args.events, args.adapter)))
+    else:
+        print("\n".join(run_heavy(args.which, args.adapter)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

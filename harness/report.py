@@ -78,8 +78,9 @@ def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> li
         max(0, violation.event_index - radius),
         min(len(events), violation.event_index + radius + 1),
     )
+    window = events[lo:hi]  # one pass over a trace that expands its generators when read
     for i in range(lo, hi):
-        event = events[i]
+        event = window[i - lo]
         marker = ">" if i == violation.event_index else " "
         session = getattr(event, "session_id", None)
         where = f"{session}  {_summary(event)}" if session is not None else _turn_summary(event)

@@ -12,7 +12,7 @@ import asyncio
 import inspect
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,34 +32,23 @@ from harness.rules.session import ObservationPoint, SessionCheck
 from harness.rules.session_ledger import SessionLedger
 from harness.scenario import Expectation, SessionScenario
 
+#: the events the adapter is observed after (every event, with ``observe: every_event``)
+_OBSERVED = frozenset({ev.UserTurnStart, ev.InteractionEnd, ev.Resume, ev.Checkpoint})
 
-def plan_checkpoints(
-    trace: Sequence[ev.SessionEvent], *, every_event: bool = False
-) -> list[ObservationPoint]:
-    plan: list[ObservationPoint] = []
-    for i, event in enumerate(trace):
-        kind = type(event)
-        if every_event and kind is not ev.Resume:
-            name = f"checkpoint {event.name}" if kind is ev.Checkpoint else f"after event {i}"  # type: ignore[attr-defined]
-            plan.append(ObservationPoint(i, name, True))
-        elif kind is ev.UserTurnStart:
-            plan.append(ObservationPoint(i, "user turn start", False))
-        elif kind is ev.InteractionEnd:
-            plan.append(ObservationPoint(i, f"interaction end of {event.session_id}", False))
-        elif kind is ev.Resume:
-            plan.append(
-                ObservationPoint(
-                    i, f"resume of {event.session_id}", True, resumed_session=event.session_id
-                )
-            )
-        elif kind is ev.Checkpoint:
-            plan.append(ObservationPoint(i, f"checkpoint {event.name}", True))  # type: ignore[attr-defined]
-    last = len(trace) - 1
-    if plan and plan[-1].index == last:
-        plan[-1] = ObservationPoint(last, plan[-1].reason, True, True, plan[-1].resumed_session)
-    else:
-        plan.append(ObservationPoint(last, "end of trace", True, True))
-    return plan
+
+def _observation_point(i: int, event: ev.SessionEvent, every_event: bool) -> ObservationPoint:
+    kind = type(event)
+    if kind is ev.Resume:
+        return ObservationPoint(
+            i, f"resume of {event.session_id}", True, resumed_session=event.session_id
+        )
+    if kind is ev.Checkpoint:
+        return ObservationPoint(i, f"checkpoint {event.name}", True)  # type: ignore[attr-defined]
+    if every_event:
+        return ObservationPoint(i, f"after event {i}", True)
+    if kind is ev.UserTurnStart:
+        return ObservationPoint(i, "user turn start", False)
+    return ObservationPoint(i, f"interaction end of {event.session_id}", False)
 
 
 @dataclass(frozen=True)
@@ -72,6 +61,38 @@ class Prepared:
     checkpoint_names: dict[int, str]
 
 
+def plan_and_ledger(
+    trace: Iterable[ev.SessionEvent], *, every_event: bool = False, history: bool = False
+) -> Prepared:
+    """One pass over the trace: where to observe the adapter, and the ledger, which keeps at
+    each of those checkpoints what must show there (nothing per event). Only the history
+    rules read the text of sub-sessions' messages."""
+    ledger = SessionLedger(subsession_text=history)
+    add, snapshot = ledger.add, ledger.snapshot
+    plan: list[ObservationPoint] = []
+    names: dict[int, str] = {}
+    observed = _OBSERVED
+    last = -1
+    for last, event in enumerate(trace):
+        add(last, event)
+        if every_event or type(event) in observed:
+            plan.append(_observation_point(last, event, every_event))
+            snapshot(last)
+            if isinstance(event, ev.Checkpoint):
+                names[last] = event.name
+    if plan and plan[-1].index == last:
+        end = plan[-1]
+        plan[-1] = ObservationPoint(last, end.reason, True, True, end.resumed_session)
+    else:
+        plan.append(ObservationPoint(last, "end of trace", True, True))
+        snapshot(last)
+    ledger.finish()
+    for checkpoint in plan:
+        if checkpoint.full:
+            ledger.placements_at(checkpoint.index)
+    return Prepared(tuple(plan), ledger, names)
+
+
 _PREPARED: weakref.WeakKeyDictionary[SessionScenario, Prepared] = weakref.WeakKeyDictionary()
 _PREPARING = threading.Lock()
 
@@ -81,15 +102,11 @@ def prepare(scenario: SessionScenario) -> Prepared:
     with _PREPARING:
         prepared = _PREPARED.get(scenario)
         if prepared is None:
-            plan = tuple(plan_checkpoints(scenario.trace, every_event=scenario.observe_every_event))
-            ledger = SessionLedger(scenario.trace, [c.index for c in plan])
-            for checkpoint in plan:
-                if checkpoint.full:
-                    ledger.placements_at(checkpoint.index)
-            names = {
-                i: e.name for i, e in enumerate(scenario.trace) if isinstance(e, ev.Checkpoint)
-            }
-            prepared = _PREPARED[scenario] = Prepared(plan, ledger, names)
+            prepared = _PREPARED[scenario] = plan_and_ledger(
+                scenario.trace,
+                every_event=scenario.observe_every_event,
+                history=scenario.layer == "history",
+            )
         return prepared
 
 
@@ -115,14 +132,13 @@ class SessionReplay:
         return tuple(sorted(self.found.values(), key=lambda v: (v.event_index, v.rule)))
 
     def segments(self) -> Iterator[tuple[int, int, ObservationPoint]]:
-        """(start, stop, checkpoint): feed trace[start:stop], then observe."""
-        start = 0
+        """(start, stop, checkpoint): feed the events start..stop-1, then observe. The events
+        are read in order from one pass over the trace; a ``checkpoint`` step is observed
+        after, not fed (its event is passed over)."""
+        start, names = 0, self.checkpoint_names
         for checkpoint in self.plan:
             stop = checkpoint.index + 1
-            if isinstance(self.trace[checkpoint.index], ev.Checkpoint):  # not delivered
-                yield start, checkpoint.index, checkpoint
-            else:
-                yield start, stop, checkpoint
+            yield start, checkpoint.index if checkpoint.index in names else stop, checkpoint
             start = stop
 
     # -- running -----------------------------------------------------------------------------
@@ -131,16 +147,18 @@ class SessionReplay:
         if inspect.iscoroutinefunction(getattr(adapter, "feed", None)):
             self._run_async(adapter, progress)
             return
-        delivered = self.delivered
+        events = iter(self.delivered)
         feed = adapter.feed
         for start, stop, checkpoint in self.segments():
             progress.phase = "feed"
             try:
-                for i in range(start, stop):
-                    progress.index = i
-                    feed(delivered[i])
+                # the index is the watchdog's progress; range first, so zip stops at stop
+                for progress.index, event in zip(range(start, stop), events, strict=False):
+                    feed(event)
             except Exception as exc:
                 raise self._raised(exc, "feed()", progress.index) from exc
+            if stop == checkpoint.index:  # a checkpoint step: passed over, not fed
+                next(events)
             answers = [
                 self._call(getattr(adapter, name), name, args, checkpoint, progress)
                 for name, args in self.queries(checkpoint)
@@ -154,18 +172,19 @@ class SessionReplay:
         loop = asyncio.new_event_loop()
 
         async def body() -> None:
-            delivered = self.delivered
+            events = iter(self.delivered)
             feed = adapter.feed
             for start, stop, checkpoint in self.segments():
                 progress.phase = "feed"
                 try:
-                    for i in range(start, stop):
-                        progress.index = i
-                        await feed(delivered[i])
+                    for progress.index, event in zip(range(start, stop), events, strict=False):
+                        await feed(event)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
                     raise self._raised(exc, "feed()", progress.index) from exc
+                if stop == checkpoint.index:  # a checkpoint step: passed over, not fed
+                    next(events)
                 answers = [
                     await self._observe_async(
                         getattr(adapter, name), name, args, checkpoint, progress
@@ -202,8 +221,12 @@ class SessionReplay:
         self.check(checkpoint, notes, transcript)
 
     def _raised(self, exc: BaseException, what: str, index: int) -> AdapterError:
-        event = self.trace[index] if 0 <= index < len(self.trace) else None
-        where = f" on event {index} ({event.kind}, line {event.line})" if event else ""
+        trace = self.trace
+        where = (
+            f" on event {index} ({trace.kind_at(index)}, line {trace.line_at(index)})"
+            if 0 <= index < len(trace)
+            else ""
+        )
         return AdapterError(
             f"the adapter's {what} raised {type(exc).__name__}: {exc}{where}", index=index
         )

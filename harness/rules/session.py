@@ -14,6 +14,7 @@ from harness.model.observation import (
     ToolStream,
     Transcript,
 )
+from harness.model.trace import Trace
 from harness.rules.registry import Finding, rule
 from harness.rules.session_ledger import (
     CallRecord,
@@ -123,11 +124,11 @@ class SessionCheck:
         return self.ledger.pending_at.get(self.c, ())
 
     def where(self, index: int) -> str:
-        return (
-            f"event {index} ({self.trace[index].kind})"
-            if 0 <= index < len(self.trace)
-            else "the start"
-        )
+        if not 0 <= index < len(self.trace):
+            return "the start"
+        trace = self.trace  # a Trace names a kind without expanding its generated events
+        kind = trace.kind_at(index) if isinstance(trace, Trace) else trace[index].kind
+        return f"event {index} ({kind})"
 
 
 def _short(text: str, limit: int = 60) -> str:

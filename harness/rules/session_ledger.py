@@ -9,7 +9,7 @@ checkpoint and every adapter that replays the scenario (it is cached on the scen
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -97,7 +97,13 @@ class MessageRecord:
 class SessionLedger:
     """Built once from a trace; read by the rules with "as of event c" questions."""
 
-    def __init__(self, trace: Sequence[ev.SessionEvent], snapshot_at: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        trace: Iterable[ev.SessionEvent] = (),
+        snapshot_at: Sequence[int] = (),
+        *,
+        subsession_text: bool = True,
+    ) -> None:
         self.calls: dict[Key, CallRecord] = {}
         #: call id -> {session id: index of the first event naming it there}
         self.sessions_by_call: dict[str, dict[str, int]] = {}
@@ -121,6 +127,13 @@ class SessionLedger:
         self._pending: dict[Key, CallRecord] = {}
         self._host: dict[str, str | None] = {}
         self._held: dict[str, list[CallRecord]] = {}
+        #: message key -> [pieces not yet joined, index of the last, checkpoint period]
+        self._open_text: dict[Key, list[Any]] = {}
+        #: how many snapshots were taken: deltas between two checkpoints join into one piece
+        self._period = 0
+        #: keep the text of sub-sessions' messages (the history rules read it; the session
+        #: rules read only top-level sessions' text)
+        self._subsession_text = subsession_text
         handlers: dict[type[ev.SessionEvent], Callable[[int, Any], None]] = {
             ev.ToolSelect: self._select,
             ev.ToolExecuting: self._executing,
@@ -135,6 +148,8 @@ class SessionLedger:
             ev.ToolStreamPart: self._stream,
             ev.Resume: self._resume,
         }
+        self._handlers = handlers
+        # given a trace, built at once; else fed event by event with add() and snapshot()
         get = handlers.get
         snapshots = set(snapshot_at)
         for i, event in enumerate(trace):
@@ -142,11 +157,28 @@ class SessionLedger:
             if handler is not None:
                 handler(i, event)
             if i in snapshots:
-                pending = tuple(self._pending.values())
-                self.pending_at[i] = pending
-                self.notes_at[i] = frozenset(
-                    (r.session_id, r.call_id, r.timeline[-1][1], r.name) for r in pending
-                )
+                self.snapshot(i)
+        self.finish()
+
+    def add(self, i: int, event: ev.SessionEvent) -> None:
+        """Record event ``i``; events come in order, then ``finish()``."""
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            handler(i, event)
+
+    def snapshot(self, i: int) -> None:
+        """Event ``i`` is a checkpoint: keep the notifications that must show there."""
+        pending = tuple(self._pending.values())
+        self.pending_at[i] = pending
+        self.notes_at[i] = frozenset(
+            (r.session_id, r.call_id, r.timeline[-1][1], r.name) for r in pending
+        )
+        self._period += 1
+
+    def finish(self) -> None:
+        """Join the text still open; the ledger is then only read."""
+        for key in list(self._open_text):
+            self._close_text(key)
 
     # -- building ----------------------------------------------------------------------------
 
@@ -215,7 +247,27 @@ class SessionLedger:
             record.mode, record.host, record.host_index = "forward", event.message_id, i
 
     def _message_delta(self, i: int, event: ev.MessageDelta) -> None:
-        self.text.setdefault((event.session_id, event.message_id), []).append((i, event.text))
+        # Text is only asked for as of a checkpoint, so the deltas between two checkpoints are
+        # kept as one piece (at the index of the last): memory grows with text, not deltas.
+        if not self._subsession_text and self.parent.get(event.session_id) is not None:
+            return
+        key = (event.session_id, event.message_id)
+        open_text = self._open_text.get(key)
+        if open_text is None or open_text[2] != self._period:
+            if open_text is not None:
+                self._close_text(key)
+            else:
+                self.text.setdefault(key, [])
+            open_text = self._open_text[key] = [[], i, self._period]
+        pieces = open_text[0]
+        pieces.append(event.text)
+        open_text[1] = i
+        if len(pieces) >= 4096:
+            pieces[:] = ["".join(pieces)]
+
+    def _close_text(self, key: Key) -> None:
+        pieces, last, _ = self._open_text.pop(key)
+        self.text.setdefault(key, []).append((last, "".join(pieces)))
 
     def _user_message(self, i: int, event: ev.UserMessage) -> None:
         self._add_message(i, event, "user")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness._yaml import LocatedDict, LocatedList
+from harness.model.trace import Trace
 from harness.scenario._fields import Fields, Invalid
 from harness.scenario.reader import StepReader
 
@@ -36,7 +37,7 @@ def apply_faults(r: StepReader, items: LocatedList, trace: list[Any]) -> list[An
             elif kind == "cancel":
                 f.check_keys(("match", "nth", "then"))
                 hits = _matches(r, f, trace)
-                trace = trace[: hits[0] + 1] + r.steps(f.list("then"), "then")
+                trace = trace[: hits[0] + 1] + list(Trace(r.steps(f.list("then"), "then")))
             else:
                 f.fail(line, f"unknown fault {kind!r} (known: drop, duplicate, cancel)")
         except Invalid:

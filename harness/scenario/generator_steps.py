@@ -12,9 +12,18 @@ from typing import Any
 
 from harness.model import session as ev
 from harness.scenario._fields import Fields
-from harness.scenario.generators import burst_events, message_events, split_text
+from harness.scenario.generators import (
+    burst_events,
+    burst_run,
+    message_events,
+    message_run,
+    split_text,
+)
 from harness.scenario.reader import StepReader, substitute
 from harness.scenario.session_steps import session_of, session_step
+
+#: a message text longer than this expands on every pass instead of being held as deltas
+_LONG_TEXT = 64 * 1024
 
 
 @session_step("message")
@@ -23,15 +32,20 @@ def _message(r: StepReader, f: Fields) -> list[Any]:
     session_id, parent = session_of(r, f)
     text = f.str("text", "")
     chunks = f.int("chunks", 0, minimum=1) if f.has("chunks") else None
-    out = message_events(
+    args = (
         session_id,
         parent,
         f.str("id", r.auto_id("m")),
-        f.choice("role", ("assistant", "thought"), "assistant"),  # type: ignore[arg-type]
+        f.choice("role", ("assistant", "thought"), "assistant"),
         text,
         chunks,
         f.line,
     )
+    if len(text) > _LONG_TEXT:  # kept once and split again on every pass, not held as deltas
+        run = message_run(*args)  # type: ignore[arg-type]
+        r.budget.take(len(run), f, "text")
+        return [run]
+    out = message_events(*args)  # type: ignore[arg-type]
     r.budget.take(len(out), f, "text")
     return out
 
@@ -125,8 +139,14 @@ def _burst(r: StepReader, f: Fields) -> list[Any]:
         f.fail(f.line_of("depth"), "'depth' may be at most 8")
     seed = f.int("seed", r.seed * 1_000_003 + r.bursts)
     r.parents[session_id] = parent
-    out = burst_events(session_id, parent, events, seed, depth, f.str_list("reuse_ids"), f.line)
-    for event in out:
-        if isinstance(event, ev.SubsessionStart):
-            r.parents[event.session_id] = event.parent_session_id
-    return out
+    args = (session_id, parent, events, seed, depth, f.str_list("reuse_ids"), f.line)
+    if r.kept + events <= r.keep:
+        out = burst_events(*args)
+        r.kept += len(out)
+        r.parents.update(
+            (e.session_id, e.parent_session_id) for e in out if type(e) is ev.SubsessionStart
+        )
+        return out
+    run = burst_run(*args)
+    r.parents.update(run.parents)
+    return [run]

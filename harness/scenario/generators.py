@@ -6,12 +6,14 @@ scenario, so the same scenario always expands to the same trace on every machine
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Iterator
 from typing import Any
 
 from harness.model import session as ev
+from harness.model.trace import LazyRun
 
 #: No scenario may expand to more events than this; asking for more is an input error.
 MAX_EVENTS = 1_000_000
@@ -43,6 +45,7 @@ _WORDS = [
     "task",
     "again",
 ]
+_WORD_BITS = len(_WORDS).bit_length()
 _TOOLS = ("workspace_read", "workspace_grep", "bash_command", "fetch_file", "web_search")
 
 
@@ -73,16 +76,42 @@ def message_events(
     chunks: int | None,
     line: int,
 ) -> list[ev.SessionEvent]:
+    return list(_message(session_id, parent, message_id, role, text, chunks, line))
+
+
+def message_run(
+    session_id: str,
+    parent: str | None,
+    message_id: str,
+    role: ev.MessageRole,
+    text: str,
+    chunks: int | None,
+    line: int,
+) -> LazyRun:
+    """``message_events`` made again on every pass: a long text keeps one copy, not its deltas."""
+    args = (session_id, parent, message_id, role, text, chunks, line)
+    return LazyRun(functools.partial(_message, *args), line)
+
+
+def _message(
+    session_id: str,
+    parent: str | None,
+    message_id: str,
+    role: ev.MessageRole,
+    text: str,
+    chunks: int | None,
+    line: int,
+) -> Iterator[ev.SessionEvent]:
     kw: dict[str, Any] = {
         "session_id": session_id,
         "parent_session_id": parent,
         "message_id": message_id,
         "line": line,
     }
-    out: list[ev.SessionEvent] = [ev.MessageStart(role=role, **kw)]
-    out.extend(ev.MessageDelta(text=piece, **kw) for piece in split_text(text, chunks))
-    out.append(ev.MessageEnd(**kw))
-    return out
+    yield ev.MessageStart(role=role, **kw)
+    for piece in split_text(text, chunks):
+        yield ev.MessageDelta(text=piece, **kw)
+    yield ev.MessageEnd(**kw)
 
 
 class _Burst:
@@ -99,7 +128,16 @@ class _Burst:
         return f"toolu_{self.rng.getrandbits(48):012x}"
 
     def text(self, words: int) -> str:
-        return " ".join(self.rng.choice(_WORDS) for _ in range(words))
+        # rng.choice(_WORDS) inlined (the same draws: getrandbits, rejecting what is too big),
+        # as making a burst's text is most of what expanding it costs
+        draw, size, bits = self.rng.getrandbits, len(_WORDS), _WORD_BITS
+        out = []
+        for _ in range(words):
+            n = draw(bits)
+            while n >= size:
+                n = draw(bits)
+            out.append(_WORDS[n])
+        return " ".join(out)
 
     def session(
         self, session_id: str, parent: str, budget: int, depth: int
@@ -168,5 +206,31 @@ def burst_events(
     line: int,
 ) -> list[ev.SessionEvent]:
     """A sub-session of about ``events`` realistic events, the same for the same seed."""
+    return list(_burst(session_id, parent, events, seed, depth, reuse_ids, line))
+
+
+def burst_run(
+    session_id: str,
+    parent: str,
+    events: int,
+    seed: int,
+    depth: int,
+    reuse_ids: tuple[str, ...],
+    line: int,
+) -> LazyRun:
+    """``burst_events`` made again from its seed on every pass instead of being kept."""
+    args = (session_id, parent, events, seed, depth, reuse_ids, line)
+    return LazyRun(functools.partial(_burst, *args), line)
+
+
+def _burst(
+    session_id: str,
+    parent: str,
+    events: int,
+    seed: int,
+    depth: int,
+    reuse_ids: tuple[str, ...],
+    line: int,
+) -> Iterator[ev.SessionEvent]:
     builder = _Burst(random.Random(seed), line, reuse_ids)
-    return list(builder.session(session_id, parent, max(events, 4), depth))
+    return builder.session(session_id, parent, max(events, 4), depth)

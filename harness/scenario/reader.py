@@ -23,6 +23,11 @@ Handler = Callable[["StepReader", Fields], list[Any]]
 #: After this many problems a file is not read further.
 MAX_PROBLEMS = 50
 
+#: Generated events a scenario keeps expanded, so that replaying it again does not make them
+#: again; generators past this many make theirs on every pass (``harness.model.trace``), so
+#: memory stays bounded however long the trace.
+KEEP_EXPANDED = 200_000
+
 
 class Budget:
     """How many events the trace has grown to; no step may take it past ``MAX_EVENTS``."""
@@ -67,6 +72,9 @@ class StepReader:
         #: each session's parent, as far as the steps read so far say
         self.parents: dict[str, str | None] = {}
         self.bursts = 0
+        #: generated events kept expanded so far, and how many may be (``KEEP_EXPANDED``)
+        self.kept = 0
+        self.keep = KEEP_EXPANDED
         self._ids = 0
 
     def fields(self, data: Any, where: str, line: int) -> Fields:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from harness.model import session as ev
 from harness.model.projection import history_from_events
+from harness.model.trace import LazyRun, Trace
 from harness.scenario._fields import Fields
 from harness.scenario.expectations import check_expectations, read_expectations
 from harness.scenario.faults import apply_faults
@@ -25,51 +27,58 @@ def read_session_scenario(r: StepReader, top: Fields, header: ScenarioHeader) ->
     steps = top.list("trace", required=True)
     if not steps:
         top.fail(top.line_of("trace"), "the trace is empty")
-    trace: list[ev.SessionEvent] = r.steps(steps, "trace")
-    trace = apply_faults(r, top.list("faults"), trace)
-    _check_trace(r, trace)  # after the faults: their 'then' steps and live resumes too
+    # events, and the compact runs generator steps expand to on every pass
+    items: list[Any] = r.steps(steps, "trace")
+    faults = top.list("faults")
+    if faults:  # faults pick events by position: the trace as a list of events
+        items = apply_faults(r, faults, list(Trace(items)))
+    _check_trace(r, items)  # after the faults: their 'then' steps and live resumes too
+    trace = Trace(items)
     expectations = read_expectations(r, top.list("expect"))
     check_expectations(r, expectations, trace)
     return SessionScenario(
         **fields_of(header),
-        trace=tuple(trace),
+        trace=trace,
         expectations=expectations,
         unlabelled_subsessions=unlabelled,
         observe_every_event=every_event,
-        _delivered=_unlabelled(trace) if unlabelled else (),
+        _delivered=trace.mapped(_unlabelled) if unlabelled else None,
     )
 
 
-def _check_trace(r: StepReader, trace: list[ev.SessionEvent]) -> None:
-    """Message ids refer to started messages; live resumes get their history."""
+def _check_trace(r: StepReader, items: list[Any]) -> None:
+    """Message ids refer to started messages; live resumes get their history (in place)."""
     started: set[tuple[str, str]] = set()
-    for i, event in enumerate(trace):
-        if isinstance(event, (ev.MessageStart, ev.UserMessage)):
-            key = (event.session_id, event.message_id)
-            if key in started:
-                r.note(
-                    event.line,
-                    f"message id {event.message_id!r} is used twice in session {event.session_id!r}",
-                )
-            started.add(key)
-        elif isinstance(event, (ev.MessageDelta, ev.MessageEnd)):
-            if (event.session_id, event.message_id) not in started:
-                r.note(
-                    event.line,
-                    f"{event.kind} for message {event.message_id!r}, "
-                    f"which was not started in session {event.session_id!r}",
-                )
-        elif isinstance(event, ev.Resume) and not event.history:
-            history = history_from_events(trace[:i], event.session_id)
-            trace[i] = dataclasses.replace(event, history=history)
+    for n, item in enumerate(items):
+        for event in item.make() if isinstance(item, LazyRun) else (item,):
+            if isinstance(event, (ev.MessageStart, ev.UserMessage)):
+                key = (event.session_id, event.message_id)
+                if key in started:
+                    r.note(
+                        event.line,
+                        f"message id {event.message_id!r} is used twice in session "
+                        f"{event.session_id!r}",
+                    )
+                started.add(key)
+            elif isinstance(event, (ev.MessageDelta, ev.MessageEnd)):
+                if (event.session_id, event.message_id) not in started:
+                    r.note(
+                        event.line,
+                        f"{event.kind} for message {event.message_id!r}, "
+                        f"which was not started in session {event.session_id!r}",
+                    )
+            elif (
+                isinstance(event, ev.Resume) and not event.history
+            ):  # a literal event: replaced in place
+                history = history_from_events(Trace(items[:n]), event.session_id)
+                items[n] = dataclasses.replace(event, history=history)
 
 
-def _unlabelled(trace: list[ev.SessionEvent]) -> tuple[ev.SessionEvent, ...]:
-    """Sub-session events without their session ids; their brackets keep theirs."""
-    brackets = (ev.SubsessionStart, ev.SubsessionEnd)
-    return tuple(
-        dataclasses.replace(e, session_id="", parent_session_id=None)
-        if e.parent_session_id is not None and not isinstance(e, brackets)
-        else e
-        for e in trace
-    )
+_BRACKETS = (ev.SubsessionStart, ev.SubsessionEnd)
+
+
+def _unlabelled(event: ev.SessionEvent) -> ev.SessionEvent:
+    """A sub-session event without its session ids; the brackets keep theirs."""
+    if event.parent_session_id is None or isinstance(event, _BRACKETS):
+        return event
+    return dataclasses.replace(event, session_id="", parent_session_id=None)

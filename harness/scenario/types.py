@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, TypeAlias
 
 from harness.model import driver as dv
-from harness.model import session as ev
+from harness.model.trace import Trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,9 @@ class SessionScenario(ScenarioHeader):
     """A trace of canonical session events (``harness.model.session``), for the session and
     history layers."""
 
-    trace: tuple[ev.SessionEvent, ...]
+    #: the events, generator steps kept compact (``harness.model.trace``); any sequence
+    #: given is made a ``Trace``
+    trace: Trace
     expectations: tuple[Expectation, ...] = ()
     #: the sub-sessions' events reach the adapter without their session ids (as on a channel
     #: that does not label them): only subsession_start/end say where they begin and end
@@ -67,20 +69,24 @@ class SessionScenario(ScenarioHeader):
     #: observe everything after every event (``observe: every_event``), not only at the
     #: checkpoints: state that is wrong only mid-stream is seen (generated scenarios ask for it)
     observe_every_event: bool = False
-    _delivered: tuple[ev.SessionEvent, ...] = ()
+    _delivered: Trace | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.trace, Trace):
+            object.__setattr__(self, "trace", Trace(self.trace))
 
     @property
-    def delivered(self) -> tuple[ev.SessionEvent, ...]:
+    def delivered(self) -> Trace:
         """The events as the adapter receives them (the rules always see ``trace``)."""
-        return self._delivered or self.trace
+        return self.trace if self._delivered is None else self._delivered
 
     @property
-    def events(self) -> tuple[ev.SessionEvent, ...]:
+    def events(self) -> Trace:
         """The events a violation's index refers to."""
         return self.trace
 
     def event_line(self, index: int) -> int:
-        return self.trace[index].line if 0 <= index < len(self.trace) else self.line
+        return self.trace.line_at(index) if 0 <= index < len(self.trace) else self.line
 
     def event_location(self, index: int) -> tuple[str, int]:
         """The file and line event ``index`` was written at (the header's, out of range)."""

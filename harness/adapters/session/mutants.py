@@ -290,4 +290,4 @@ class DeltasToLatestMessage(_TracksLatestMessage):
         if self.latest is None:
             super().on_message_delta(event)
         else:
-            self.latest.text += event.text
+            self.latest.append(event.text)

@@ -23,13 +23,43 @@ from harness.model.observation import (
 )
 from harness.model.projection import history_to_events
 
+#: a message's text past this many characters grows by pieces, joined when read
+_LONG_TEXT = 64 * 1024
 
-@dataclass
+
 class _Message:
-    message_id: str
-    role: str
-    text: str = ""
-    calls: list[AttachedCall] = field(default_factory=list)
+    """A message being shown. Adding to a string copies it each time, which made a 10 MB
+    message take minutes; past ``_LONG_TEXT`` the text grows by pieces, joined when read."""
+
+    __slots__ = ("calls", "long", "message_id", "role", "short")
+
+    def __init__(self, message_id: str, role: str, text: str = "") -> None:
+        self.message_id = message_id
+        self.role = role
+        self.calls: list[AttachedCall] = []
+        self.short = text
+        self.long: list[str] | None = None
+
+    @property
+    def text(self) -> str:
+        long = self.long
+        if long is None:
+            return self.short
+        if len(long) > 1:
+            long[:] = ["".join(long)]
+        return long[0]
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.short, self.long = value, None
+
+    def append(self, text: str) -> None:
+        if self.long is not None:
+            self.long.append(text)
+        elif len(self.short) < _LONG_TEXT:
+            self.short += text
+        else:
+            self.long = [self.short, text]
 
 
 @dataclass
@@ -170,7 +200,11 @@ class ReferenceSessionConsumer:
                 session.held.clear()
 
     def on_message_delta(self, event: ev.MessageDelta) -> None:
-        self.session(event).by_id[event.message_id].text += event.text
+        message = self.session(event).by_id[event.message_id]
+        if message.long is None and len(message.short) < _LONG_TEXT:
+            message.short += event.text  # the common case, without a call
+        else:
+            message.append(event.text)
 
     def on_tool_select(self, event: ev.ToolSelect) -> None:
         for call in event.calls:

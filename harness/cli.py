@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
 from harness.scenario import LAYERS, Scenario
@@ -83,6 +84,24 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="all|none|Q[,Q]",
         help="driver scenarios: every case of the quirk cross product (all, the default), only "
         "the scenarios as written (none), or the one case adding these quirks",
+    )
+
+    show = sub.add_parser(
+        "show",
+        help="a scenario's events, or the exact chunks a driver reads, numbered as failures number them",
+    )
+    show.add_argument("scenario", metavar="SCENARIO", help="a scenario file")
+    show.add_argument(
+        "--dialect", help="a driver scenario's dialect (default: its first that can carry it)"
+    )
+    show.add_argument(
+        "--quirk", action="append", default=[], metavar="Q", help="add this quirk (repeatable)"
+    )
+    show.add_argument(
+        "--reads",
+        choices=("events", "bytes"),
+        default="events",
+        help="the reads of a driver that reads whole events (the default) or bytes",
     )
 
     validate = sub.add_parser("validate", help="check scenario files")
@@ -353,6 +372,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_FAILED if any(r.status in ("fail", "error") for r in results) else EXIT_OK
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    from harness.codecs import dialects
+    from harness.replay.cases import fed_chunks, pick_case
+    from harness.replay.driver import DriverReplay
+    from harness.report import chunk_line, event_line
+    from harness.scenario import DriverScenario, load_scenario
+
+    scenario = load_scenario(args.scenario)
+    if not isinstance(scenario, DriverScenario):
+        if args.dialect or args.quirk or args.reads != "events":
+            raise UsageError(
+                f"{args.scenario} is a {scenario.layer} scenario: --dialect, --quirk and --reads "
+                "are for driver scenarios"
+            )
+        count = len(scenario.events)
+        print(f"{scenario.path}: {scenario.id} ({scenario.title}), {count} events")
+        for index in range(count):
+            print(event_line(scenario, index))
+        return EXIT_OK
+    case, codec = pick_case(scenario, args.dialect, tuple(args.quirk), dialects())
+    reads: Sequence[Any] = fed_chunks(case, codec)
+    what = "chunks, each one whole event"
+    if args.reads == "bytes":
+        reads = DriverReplay(case, ()).reads(tuple(reads))[0]
+        what = "reads of the body's bytes"
+    print(f"{scenario.path}: {case.case_id} ({scenario.title}), {len(reads)} {what}")
+    for number, read in enumerate(reads, 1):
+        print(chunk_line(number, read))
+    return EXIT_OK
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     scenarios = _load(args.paths)
     events = sum(len(s.events) for s in scenarios)
@@ -606,6 +656,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "run": cmd_run,
+    "show": cmd_show,
     "validate": cmd_validate,
     "adapters": cmd_adapters,
     "rules": cmd_rules,

@@ -7,15 +7,15 @@ the commands that replay exactly one case.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
-from typing import Any
 
 from harness.codecs.registry import registered
-from harness.model.driver import TurnEvent, turn_event_to_json
+from harness.model.driver import DriverObservation, Read, TurnEvent, turn_event_to_json
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
-from harness.scenario import DriverScenario
+from harness.scenario import DriverScenario, Scenario
 
 _MARK = {"pass": "PASS ", "fail": "FAIL ", "skip": "SKIP ", "error": "ERROR"}
 
@@ -72,20 +72,56 @@ def reproduce_commands(
 def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> list[str]:
     """The events around the violation's event, one line each, the event itself marked."""
     scenario = result.scenario
-    events: Sequence[Any] = scenario.events
-    lines = []
     lo, hi = (
         max(0, violation.event_index - radius),
-        min(len(events), violation.event_index + radius + 1),
+        min(len(scenario.events), violation.event_index + radius + 1),
     )
-    for i in range(lo, hi):
-        event = events[i]
-        marker = ">" if i == violation.event_index else " "
-        session = getattr(event, "session_id", None)
-        where = f"{session}  {_summary(event)}" if session is not None else _turn_summary(event)
-        line = scenario.event_line(i)  # in the file the violation's location names
-        lines.append(f"{marker} {i:>6}  line {line:<4} {event.kind:<16} {where}".rstrip())
-    return lines
+    return [event_line(scenario, i, marked=i == violation.event_index) for i in range(lo, hi)]
+
+
+def event_line(scenario: Scenario, index: int, *, marked: bool = False) -> str:
+    """One event of the expanded trace: its index, its line in the file the scenario's
+    locations name, its kind, and its session (or a driver turn event's fields)."""
+    event = scenario.events[index]
+    session = getattr(event, "session_id", None)
+    where = f"{session}  {_summary(event)}" if session is not None else _turn_summary(event)
+    line = scenario.event_line(index)
+    marker = ">" if marked else " "
+    return f"{marker} {index:>6}  line {line:<4} {event.kind:<16} {where}".rstrip()
+
+
+def chunk_line(number: int, read: Read, *, marked: bool = False, width: int | None = None) -> str:
+    """Chunk ``number`` (counted from 1, as failure messages count reads), the canonical event
+    it tells the turn up to, and its data escaped (cut to ``width`` characters if given)."""
+    text = repr(read.data)
+    if width is not None and len(text) > width:
+        text = text[: width - 3] + "..."
+    marker = ">" if marked else " "
+    return f"{marker} chunk {number:>4}  event {read.origin:<4} {text}"
+
+
+_NAMED_CHUNK = re.compile(r"\bchunk (\d+)\b")
+
+
+def chunk_excerpt(
+    result: ScenarioResult, violation: Violation, radius: int = 1, width: int = 100
+) -> list[str]:
+    """The chunks around the one the violation names (the first ``chunk N`` of its message,
+    else the first chunk carrying its event), that one marked; empty when the replay did not
+    feed the driver."""
+    observation = result.observation
+    if not isinstance(observation, DriverObservation) or not observation.fed:
+        return []
+    fed = observation.fed
+    named = _NAMED_CHUNK.search(violation.message)
+    if named is not None:
+        number = int(named.group(1))
+    else:
+        number = next((n for n, r in enumerate(fed, 1) if r.carried == violation.event_index), 0)
+    if not 1 <= number <= len(fed):
+        return []
+    lo, hi = max(1, number - radius), min(len(fed), number + radius)
+    return [chunk_line(n, fed[n - 1], marked=n == number, width=width) for n in range(lo, hi + 1)]
 
 
 def _summary(event: object) -> str:
@@ -123,6 +159,8 @@ def render_violation(
     ]
     if with_excerpt and violation.event_index >= 0:
         out.extend("      " + line for line in excerpt(result, violation))
+    if with_excerpt:
+        out.extend("      " + line for line in chunk_excerpt(result, violation))
     return out
 
 

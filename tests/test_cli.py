@@ -158,3 +158,47 @@ def test_python_dash_m_entry_point():
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["results"][0]["status"] == "pass"
+
+
+DRIVER = str(ROOT / "scenarios" / "driver" / "parallel-calls.yaml")
+
+
+def test_show_prints_a_session_scenarios_events_as_failures_number_them(capsys):
+    from harness.report import event_line
+    from harness.scenario import load_scenario
+
+    scenario = load_scenario(BASIC)
+    code, out, _ = run_cli(capsys, "show", BASIC)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"{BASIC}: {scenario.id} ({scenario.title}), {len(scenario.events)} events"
+    assert lines[1:] == [event_line(scenario, i) for i in range(len(scenario.events))]
+
+
+def test_show_prints_the_exact_chunks_a_driver_reads_in_a_quirk_case(capsys):
+    from harness.codecs import dialects
+    from harness.scenario import load_scenario
+    from harness.scenario.cases import select_cases
+
+    code, out, _ = run_cli(
+        capsys, "show", DRIVER, "--dialect", "openai-chat", "--quirk", "no_index"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert "parallel-calls[openai-chat+no_index]" in lines[0]
+    codec = dialects()["openai-chat"]
+    (case,) = select_cases(load_scenario(DRIVER), codec, ("no_index",))
+    chunks = codec.encode(case.turn, case.quirks)
+    assert len(lines) == 1 + len(chunks)
+    for number, (line, chunk) in enumerate(zip(lines[1:], chunks, strict=True), 1):
+        assert line == f"  chunk {number:>4}  event {chunk.origin:<4} {chunk.data!r}"
+
+
+def test_show_the_reads_of_a_bytes_driver_and_usage_errors(capsys):
+    code, out, _ = run_cli(capsys, "show", DRIVER, "--dialect", "anthropic", "--reads", "bytes")
+    assert code == 0 and "reads of the body's bytes" in out.splitlines()[0]
+    assert "chunk    1  event 0    b'" in out
+    code, _, err = run_cli(capsys, "show", BASIC, "--dialect", "anthropic")
+    assert code == 2 and "are for driver scenarios" in err
+    code, _, err = run_cli(capsys, "show", DRIVER, "--dialect", "openai-chat", "--quirk", "nope")
+    assert code == 2 and "no quirk 'nope'" in err

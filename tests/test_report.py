@@ -45,7 +45,7 @@ def test_a_driver_failure_shows_the_turn_events_around_the_violation(driver_fail
     turn = driver_failure.scenario.turn
     text = render_failure(driver_failure)
     event = turn[at]
-    marked = [line for line in text.splitlines() if line.lstrip().startswith(">")]
+    marked = [line for line in text.splitlines() if re.match(r"\s*>\s+\d", line)]
     # one marked event per root cause; what follows from one is a line beneath it, no excerpt
     assert len(marked) == len(driver_failure.root_causes)
     assert re.search(
@@ -146,3 +146,36 @@ def test_no_harness_run_command_for_a_driver_case_that_needs_a_registered_codec(
     assert [c.split()[0] for c in driver] == ["python"]
     assert [c.split()[0] for c in session] == ["harness", "python"]
     assert reproduce_commands(driver_failure, DRIVER_MUTANT)[0].startswith("harness run ")
+
+
+def test_a_driver_failure_shows_the_chunks_around_the_one_its_message_names():
+    result = _failure(
+        "driver/anthropic-framing-quirks.yaml", "driver-mutant-anthropic-ends-at-first-message-stop"
+    )
+    (stopped,) = [v for v in result.violations if v.rule == "turn-lifetime"]
+    named = int(re.search(r"after chunk (\d+)", stopped.message).group(1))
+    fed = result.observation.fed
+    text = render_failure(result)
+    # the named chunk marked, one either side, each with its event and its data escaped
+    for number in (named - 1, named, named + 1):
+        marker = ">" if number == named else " "
+        read = fed[number - 1]
+        shown = repr(read.data)
+        shown = shown if len(shown) <= 100 else shown[:97] + "..."
+        assert f"{marker} chunk {number:>4}  event {read.origin:<4} {shown}" in text
+    assert f"chunk {named + 2:>4}" not in text
+    assert all("\n" not in repr(line) for line in text.splitlines())
+
+
+def test_a_violation_naming_no_chunk_shows_the_chunk_carrying_its_event():
+    result = _failure(
+        "driver/anthropic-framing-quirks.yaml", "driver-mutant-anthropic-ends-at-first-message-stop"
+    )
+    (order,) = [v for v in result.violations if v.rule == "order"]
+    assert "chunk" not in order.message
+    first = next(
+        n for n, r in enumerate(result.observation.fed, 1) if r.carried == order.event_index
+    )
+    assert re.search(
+        rf"^\s+> chunk {first:>4}  event {order.event_index} ", render_failure(result), re.M
+    )

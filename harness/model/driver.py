@@ -228,6 +228,8 @@ class DriverObservation:
     dialect: str
     outputs: tuple[DriverOutput, ...]
     raised: str | None = None
+    #: what each read gave the driver, for a report to show (not part of what it emitted)
+    fed: tuple[Read, ...] = field(default=(), compare=False, repr=False)
 
     def to_data(self) -> dict[str, Any]:
         """Plain data in a stable order, for snapshots: runs of text joined, each tool call with

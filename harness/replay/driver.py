@@ -223,7 +223,7 @@ class DriverReplay:
             bool(getattr(codec, "stream_outlives_turn", False)),
         )
         self.observation = DriverObservation(
-            codec.name, tuple(output for output, _ in outputs), raised
+            codec.name, tuple(output for output, _ in outputs), raised, chunks
         )
         context = DriverCheck(run)
         for rule in self.rules:

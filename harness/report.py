@@ -7,12 +7,15 @@ the commands that replay exactly one case.
 
 from __future__ import annotations
 
+import difflib
 import re
 import shlex
 from collections.abc import Sequence
 
 from harness.codecs.registry import registered
 from harness.model.driver import DriverObservation, Read, TurnEvent, turn_event_to_json
+from harness.model.history import Block, TextBlock, ThinkingBlock, ToolUseBlock
+from harness.model.observation import Message, Observation
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
 from harness.scenario import DriverScenario, Scenario
@@ -186,6 +189,93 @@ def render_violations(result: ScenarioResult, *, limit: int = MAX_VIOLATIONS_SHO
     return lines
 
 
+#: diff lines shown under a failure; the rest are counted
+MAX_DIFF_LINES = 40
+
+#: the consumer whose view of a scenario is the expected one, per layer
+_REFERENCE = {"session": "session-reference", "history": "history-reference"}
+
+
+def expected_diff(result: ScenarioResult) -> list[str]:
+    """For a failed session or history scenario: what the reference consumer shows (its
+    transcript, messages with their attached calls, and notifications; or the histories it
+    stored and the transcripts it rebuilt from them) against what the adapter showed, as a
+    unified diff; empty when they agree or either is missing."""
+    reference = _REFERENCE.get(result.scenario.layer)
+    if result.status != "fail" or reference is None or result.adapter == reference:
+        return []
+    observed = _view_lines(result)
+    if not observed:
+        return []
+    from harness.replay import replay
+
+    expected = _view_lines(replay(result.scenario, reference))
+    if not expected or expected == observed:
+        return []
+    diff = list(
+        difflib.unified_diff(
+            expected, observed, f"expected ({reference})", "observed", n=2, lineterm=""
+        )
+    )
+    if len(diff) > MAX_DIFF_LINES:
+        hidden = len(diff) - MAX_DIFF_LINES
+        diff = [*diff[:MAX_DIFF_LINES], f"... and {hidden} more diff lines"]
+    return diff
+
+
+def _view_lines(result: ScenarioResult) -> list[str]:
+    """What a consumer showed at the end, a line per message, attached call or notification."""
+    lines: list[str] = []
+    observation = result.observation
+    if isinstance(observation, Observation):
+        for session_id in sorted(observation.transcript.sessions):
+            lines += _message_lines(
+                session_id, observation.transcript.sessions[session_id].messages
+            )
+        for note in sorted(observation.notifications, key=lambda n: (n.session_id, n.tool_call_id)):
+            lines.append(
+                f"notification {note.session_id} {note.tool_call_id} ({note.tool_name}) {note.status}"
+            )
+    for session_id, stored in sorted((result.histories or {}).items()):
+        lines.append(f"stored history of {session_id}:")
+        for number, message in enumerate(stored.stored, 1):
+            lines.append(f"  {number} {message.role}")
+            lines.extend(f"    {_block(block)}" for block in message.blocks)
+        if stored.rebuilt is not None:
+            lines.append("rebuilt from it:")
+            lines += _message_lines(session_id, stored.rebuilt)
+    return lines
+
+
+def _message_lines(session_id: str, messages: Sequence[Message]) -> list[str]:
+    lines = []
+    for i, message in enumerate(messages):
+        name = message.message_id
+        if name is None or name.startswith("resumed-"):
+            name = f"#{i}"  # made up by the consumer: its position
+        lines.append(f"{session_id}  {name} {message.role} {_short(message.text)}")
+        for call in message.tool_calls:
+            error = " (error)" if call.is_error else ""
+            result = "no result" if call.result is None else _short(call.result)
+            lines.append(f"{session_id}      call {call.id} ({call.name}) -> {result}{error}")
+    return lines
+
+
+def _block(block: Block) -> str:
+    if isinstance(block, TextBlock | ThinkingBlock):
+        kind = "text" if isinstance(block, TextBlock) else "thinking"
+        return f"{kind} {_short(block.text)}"
+    if isinstance(block, ToolUseBlock):
+        return f"tool_use {block.id} ({block.name}) {_short(block.arguments)}"
+    error = " (error)" if block.is_error else ""
+    return f"tool_result {block.tool_use_id} {_short(block.content)}{error}"
+
+
+def _short(text: str, width: int = 60) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
 def render_failure(result: ScenarioResult, reproduce: Sequence[str] | None = None) -> str:
     """One failed or errored result on its own, as the pytest plugin shows it: what went wrong,
     then the commands that reproduce it (by default ``harness run`` with the result's adapter
@@ -197,11 +287,21 @@ def render_failure(result: ScenarioResult, reproduce: Sequence[str] | None = Non
         lines = [
             f"{len(result.violations)} conformance violation(s) in {scenario.case_id} ({scenario.title})",
             *render_violations(result),
+            *_diff_section(result),
         ]
     if reproduce is None:
         reproduce = reproduce_commands(result, result.adapter)
     lines += ["reproduce:", *(f"  {command}" for command in reproduce)]
     return "\n".join(lines)
+
+
+def _diff_section(result: ScenarioResult) -> list[str]:
+    diff = expected_diff(result)
+    if not diff:
+        return []
+    return ["  what the reference shows (-) against what the adapter showed (+):"] + [
+        f"    {line}" for line in diff
+    ]
 
 
 def render_table(results: Sequence[ScenarioResult]) -> str:
@@ -229,6 +329,7 @@ def render_table(results: Sequence[ScenarioResult]) -> str:
             lines.append(f"  {result.error}")
         if result.status in ("fail", "error"):
             lines.extend(render_violations(result))
+            lines.extend(_diff_section(result))
             lines.append(f"  reproduce: {reproduce_command(result)}")
     left_out = left_out_line(results)
     if left_out is not None:

@@ -177,7 +177,7 @@ def test_show_prints_a_session_scenarios_events_as_failures_number_them(capsys):
 
 def test_show_prints_the_exact_chunks_a_driver_reads_in_a_quirk_case(capsys):
     from harness.codecs import dialects
-    from harness.scenario import load_scenario
+    from harness.scenario import DriverScenario, load_scenario
     from harness.scenario.cases import select_cases
 
     code, out, _ = run_cli(
@@ -187,7 +187,9 @@ def test_show_prints_the_exact_chunks_a_driver_reads_in_a_quirk_case(capsys):
     lines = out.splitlines()
     assert "parallel-calls[openai-chat+no_index]" in lines[0]
     codec = dialects()["openai-chat"]
-    (case,) = select_cases(load_scenario(DRIVER), codec, ("no_index",))
+    scenario = load_scenario(DRIVER)
+    assert isinstance(scenario, DriverScenario)
+    (case,) = select_cases(scenario, codec, ("no_index",))
     chunks = codec.encode(case.turn, case.quirks)
     assert len(lines) == 1 + len(chunks)
     for number, (line, chunk) in enumerate(zip(lines[1:], chunks, strict=True), 1):

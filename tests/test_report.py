@@ -9,9 +9,11 @@ import pytest
 
 from harness import ConformanceFailure, Violation
 from harness.library import library_path
+from harness.model.driver import DriverObservation
 from harness.replay import ScenarioResult, replay
 from harness.report import (
     MAX_VIOLATIONS_SHOWN,
+    expected_diff,
     render_failure,
     render_table,
     reproduce_commands,
@@ -153,8 +155,9 @@ def test_a_driver_failure_shows_the_chunks_around_the_one_its_message_names():
         "driver/anthropic-framing-quirks.yaml", "driver-mutant-anthropic-ends-at-first-message-stop"
     )
     (stopped,) = [v for v in result.violations if v.rule == "turn-lifetime"]
-    named = int(re.search(r"after chunk (\d+)", stopped.message).group(1))
-    fed = result.observation.fed
+    found = re.search(r"after chunk (\d+)", stopped.message)
+    assert found is not None and isinstance(result.observation, DriverObservation)
+    named, fed = int(found.group(1)), result.observation.fed
     text = render_failure(result)
     # the named chunk marked, one either side, each with its event and its data escaped
     for number in (named - 1, named, named + 1):
@@ -172,10 +175,43 @@ def test_a_violation_naming_no_chunk_shows_the_chunk_carrying_its_event():
         "driver/anthropic-framing-quirks.yaml", "driver-mutant-anthropic-ends-at-first-message-stop"
     )
     (order,) = [v for v in result.violations if v.rule == "order"]
-    assert "chunk" not in order.message
+    assert "chunk" not in order.message and isinstance(result.observation, DriverObservation)
     first = next(
         n for n, r in enumerate(result.observation.fed, 1) if r.carried == order.event_index
     )
     assert re.search(
         rf"^\s+> chunk {first:>4}  event {order.event_index} ", render_failure(result), re.M
     )
+
+
+def test_a_failed_session_scenario_shows_the_transcript_against_the_references():
+    result = _failure(
+        "session/backward-attachment-basic.yaml", "session-mutant-attach-at-next-message"
+    )
+    diff = expected_diff(result)
+    assert diff[:2] == ["--- expected (session-reference)", "+++ observed"]
+    # the call is shown under m2, where the reference shows it under m1
+    assert "+main  m2 assistant 'The config turns debugging on.'" in diff
+    assert "-main  m2 assistant 'The config turns debugging on.'" in diff
+    assert " main      call toolu_01 (workspace_read) -> 'debug: true'" in diff
+    assert "what the reference shows (-) against what the adapter showed (+):" in render_failure(
+        result
+    )
+
+
+def test_a_failed_history_scenario_shows_the_stored_history_and_rebuilt_transcript_diff():
+    result = _failure(
+        "history/cancel-parallel-one-completed.yaml", "history-mutant-resume-skips-tool-calls"
+    )
+    diff = expected_diff(result)
+    assert "-main      call toolu_01Unit (bash_command) -> '412 passed'" in diff
+    assert not any(line.startswith("+") and not line.startswith("+++") for line in diff)
+    left_open = _failure(
+        "history/cancel-parallel-one-completed.yaml", "history-mutant-interrupted-left-open"
+    )
+    assert any(line.startswith("-    tool_result toolu_02") for line in expected_diff(left_open))
+
+
+def test_no_diff_for_a_passing_result_or_a_driver_failure(session_failure, driver_failure):
+    assert expected_diff(replace(session_failure, status="pass")) == []
+    assert expected_diff(driver_failure) == []

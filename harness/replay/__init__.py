@@ -95,6 +95,7 @@ def replay(
             run.observation,
             tuple(r.id for r in rules),
             lacking[0] if lacking and status == "skip" else None,
+            run.histories if isinstance(run, HistoryReplay) else None,
         )
 
     try:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from harness.model.driver import DriverObservation
 from harness.model.observation import Observation
+from harness.rules.history import StoredSession
 from harness.rules.registry import Violation
 from harness.scenario import Scenario
 
@@ -29,6 +31,9 @@ class ScenarioResult:
     rules_checked: tuple[str, ...] = ()
     #: for a skip because the adapter lacks the scenario's layer: the layers it implements
     adapter_layers: tuple[str, ...] | None = None
+    #: the history layer: what the adapter stored (and rebuilt) for each top-level session at
+    #: the end, or None if the replay did not get that far
+    histories: Mapping[str, StoredSession] | None = None
 
     @property
     def rules_broken(self) -> tuple[str, ...]:

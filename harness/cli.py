@@ -315,9 +315,10 @@ def _print_problems(problems: Sequence[Problem]) -> None:
 
 
 def _load(paths: Sequence[str]) -> list[Scenario]:
+    from harness.library import resolve_command_line_path
     from harness.scenario import load_all
 
-    scenarios, problems = load_all(paths)
+    scenarios, problems = load_all([resolve_command_line_path(p) for p in paths])
     if problems:
         raise ScenarioError(problems)
     if not scenarios:
@@ -374,12 +375,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from harness.codecs import dialects
+    from harness.library import resolve_command_line_path
     from harness.replay.cases import fed_chunks, pick_case
     from harness.replay.driver import DriverReplay
     from harness.report import chunk_line, event_line
     from harness.scenario import DriverScenario, load_scenario
 
-    scenario = load_scenario(args.scenario)
+    scenario = load_scenario(resolve_command_line_path(args.scenario))
     if not isinstance(scenario, DriverScenario):
         if args.dialect or args.quirk or args.reads != "events":
             raise UsageError(

@@ -10,9 +10,10 @@ from __future__ import annotations
 import difflib
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from harness.codecs.registry import registered
+from harness.library import command_line_path
 from harness.model.driver import DriverObservation, Read, TurnEvent, turn_event_to_json
 from harness.model.history import Block, TextBlock, ThinkingBlock, ToolUseBlock
 from harness.model.observation import Message, Observation
@@ -29,11 +30,15 @@ _LAYER_ORDER = ("session", "history", "driver")
 MAX_VIOLATIONS_SHOWN = 10
 
 
-def reproduce_command(result: ScenarioResult, adapter: str | None = None) -> str:
+def reproduce_command(
+    result: ScenarioResult, adapter: str | None = None, *, program: str = "harness"
+) -> str:
     """``harness run FILE --adapter NAME``: replays exactly this scenario against this adapter
-    (``adapter`` is the reference to give, by default the result's adapter name)."""
+    (``adapter`` is the reference to give, by default the result's adapter name). The file is
+    named as from the current folder, a library scenario as ``harness-library/...``."""
     name = result.adapter if adapter is None else adapter
-    command = f"harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(name)}"
+    path = shlex.quote(command_line_path(result.scenario.path))
+    command = f"{program} run {path} --adapter {shlex.quote(name)}"
     return command + _quirks_option(result, "--quirks")
 
 
@@ -48,16 +53,23 @@ def _quirks_option(result: ScenarioResult, option: str) -> str:
 
 
 def reproduce_commands(
-    result: ScenarioResult, adapter: str | None, *, pytest: bool = False
+    result: ScenarioResult,
+    adapter: str | None,
+    *,
+    pytest: bool = False,
+    adapter_option: bool = True,
 ) -> list[str]:
-    """The commands that replay exactly this case.
+    """The commands that replay exactly this case, each run as ``python -m``, so they work with
+    whichever environment ran pytest, active or not.
 
     ``adapter`` is the reference the user gave (a bundled name, ``MODULE:FACTORY`` or
     ``exec:COMMAND``), or None for an adapter given as an object, which no command line can
-    name; with ``pytest=True``, the pytest run of that one scenario comes too::
+    name; with ``pytest=True``, the pytest run of that one scenario comes too, naming the
+    adapter only with ``adapter_option`` (an adapter from the configuration is left to it,
+    so the item keeps its node id and ``--lf`` finds it)::
 
         reproduce_commands(result, "my_project.testing:make_adapter", pytest=True)
-        # ['harness run scenarios/x.yaml --adapter my_project.testing:make_adapter',
+        # ['python -m harness run scenarios/x.yaml --adapter my_project.testing:make_adapter',
         #  'python -m pytest --harness-adapter=my_project.testing:make_adapter --harness-scenario=x']
     """
     only = f"--harness-scenario={shlex.quote(result.scenario.id)}"
@@ -66,9 +78,11 @@ def reproduce_commands(
         return [f"python -m pytest {only}"] if pytest else []
     # ``harness run`` knows the bundled dialects only, not codecs a conftest.py registered
     runnable = not (isinstance(result.scenario, DriverScenario) and registered())
-    commands = [reproduce_command(result, adapter)] if runnable else []
-    if pytest:
+    commands = [reproduce_command(result, adapter, program="python -m harness")] if runnable else []
+    if pytest and adapter_option:
         commands.append(f"python -m pytest --harness-adapter={shlex.quote(adapter)} {only}")
+    elif pytest:
+        commands.append(f"python -m pytest {only}")
     return commands
 
 
@@ -374,14 +388,22 @@ def left_out_line(results: Sequence[ScenarioResult]) -> str | None:
     left_out = [(r, offered) for r in results if (offered := adapter_layers_if_left_out(r))]
     if not left_out:
         return None
-    layers = sorted({r.scenario.layer for r, _ in left_out}, key=_LAYER_ORDER.index)
-    named = " and ".join([", ".join(layers[:-1]), layers[-1]] if len(layers) > 1 else layers)
     count = len(left_out)
     noun = "scenario" if count == 1 else "scenarios"
-    kind = "layers" if len(layers) > 1 else "layer"
     offered = left_out[0][1]
     implements = "no layer" if offered == "none" else offered
-    return f"{count} {noun} of the {named} {kind} left out: the adapter implements {implements}"
+    named = layers_named(r.scenario.layer for r, _ in left_out)
+    return f"{count} {noun} of the {named} left out: the adapter implements {implements}"
+
+
+def layers_named(layers: Iterable[str]) -> str:
+    """E.g. ``session and history layers``, ``driver layer``, in the docs' order."""
+    known = sorted(
+        set(layers),
+        key=lambda layer: _LAYER_ORDER.index(layer) if layer in _LAYER_ORDER else len(_LAYER_ORDER),
+    )
+    named = " and ".join([", ".join(known[:-1]), known[-1]] if len(known) > 1 else known)
+    return f"{named} {'layers' if len(known) > 1 else 'layer'}"
 
 
 def summary_line(results: Sequence[ScenarioResult]) -> str:

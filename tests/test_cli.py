@@ -54,7 +54,11 @@ def test_table_failure_shows_rule_line_excerpt_and_reproduce_command(capsys):
     assert "[backward-attachment] event" in out
     assert f"{BASIC}:15" in out  # the tool step
     assert ">" in out and "tool_completed" in out
-    assert f"reproduce: harness run {BASIC} --adapter session-mutant-attach-at-next-message" in out
+    # named from the current folder (the tests run from the checkout)
+    relative = "scenarios/session/backward-attachment-basic.yaml"
+    assert (
+        f"reproduce: harness run {relative} --adapter session-mutant-attach-at-next-message" in out
+    )
 
 
 def test_rule_selection_by_id(capsys):

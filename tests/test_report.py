@@ -105,16 +105,23 @@ def test_an_error_says_the_adapter_misbehaved(session_failure):
     assert render_failure(result).splitlines()[0] == "the adapter misbehaved: it raised"
 
 
-def test_reproduce_commands(session_failure):
-    path, scenario_id = session_failure.scenario.path, session_failure.scenario.id
+def test_reproduce_commands(session_failure, tmp_path, monkeypatch):
+    scenario_id = session_failure.scenario.id
+    # from a folder outside the checkout, a library scenario is named as pytest names it
+    monkeypatch.chdir(tmp_path)
+    path = f"harness-library/session/{scenario_id}.yaml"
     assert reproduce_commands(session_failure, "exec:node my consumer.mjs", pytest=True) == [
-        f"harness run {path} --adapter 'exec:node my consumer.mjs'",
+        f"python -m harness run {path} --adapter 'exec:node my consumer.mjs'",
         f"python -m pytest --harness-adapter='exec:node my consumer.mjs' "
         f"--harness-scenario={scenario_id}",
     ]
     assert reproduce_commands(session_failure, SESSION_MUTANT) == [
-        f"harness run {path} --adapter {SESSION_MUTANT}"
+        f"python -m harness run {path} --adapter {SESSION_MUTANT}"
     ]
+    # an adapter the configuration gives is left to it: the node id stays as it was
+    assert reproduce_commands(session_failure, SESSION_MUTANT, pytest=True, adapter_option=False)[
+        1
+    ] == (f"python -m pytest --harness-scenario={scenario_id}")
     # an adapter given as an object: only pytest can run that case again
     assert reproduce_commands(session_failure, None, pytest=True) == [
         f"python -m pytest --harness-scenario={scenario_id}"
@@ -145,9 +152,9 @@ def test_no_harness_run_command_for_a_driver_case_that_needs_a_registered_codec(
         session = reproduce_commands(session_failure, SESSION_MUTANT, pytest=True)
     finally:
         unregister_codec("gateway-test")
-    assert [c.split()[0] for c in driver] == ["python"]
-    assert [c.split()[0] for c in session] == ["harness", "python"]
-    assert reproduce_commands(driver_failure, DRIVER_MUTANT)[0].startswith("harness run ")
+    assert [c.split()[2] for c in driver] == ["pytest"]
+    assert [c.split()[2] for c in session] == ["harness", "pytest"]
+    assert reproduce_commands(driver_failure, DRIVER_MUTANT)[0].startswith("python -m harness run ")
 
 
 def test_a_driver_failure_shows_the_chunks_around_the_one_its_message_names():
@@ -215,3 +222,14 @@ def test_a_failed_history_scenario_shows_the_stored_history_and_rebuilt_transcri
 def test_no_diff_for_a_passing_result_or_a_driver_failure(session_failure, driver_failure):
     assert expected_diff(replace(session_failure, status="pass")) == []
     assert expected_diff(driver_failure) == []
+
+
+def test_harness_run_finds_a_library_scenario_as_the_reproduce_command_names_it(
+    session_failure, tmp_path, monkeypatch, capsys
+):
+    from harness.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (command,) = reproduce_commands(session_failure, SESSION_MUTANT)
+    assert main(command.split()[3:]) == 1
+    assert f"[{session_failure.violations[0].rule}]" in capsys.readouterr().out

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
+from harness._progress import TerminalProgress
 from harness.scenario import LAYERS, Scenario
 from harness.wire import WireError
 
@@ -356,16 +357,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--quirks: {exc}") from None
     if not scenarios:
         raise UsageError(f"no scenario under {', '.join(args.paths)} can carry --quirks")
-    results = [
-        replay(
-            s,
-            adapter,
-            timeout=args.timeout or DEFAULT_TIMEOUT,
-            only_rules=args.rule,
-            skip_rules=args.skip_rule,
-        )
-        for s in scenarios
-    ]
+    results = []
+    with TerminalProgress() as progress:
+        for n, scenario in enumerate(scenarios, 1):
+            progress.update(f"scenario {n}/{len(scenarios)} {scenario.case_id}")
+            results.append(
+                replay(
+                    scenario,
+                    adapter,
+                    timeout=args.timeout or DEFAULT_TIMEOUT,
+                    only_rules=args.rule,
+                    skip_rules=args.skip_rule,
+                )
+            )
     if args.format == "json":
         print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
     else:
@@ -487,9 +491,18 @@ def cmd_explore(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.demo import render_libraries, render_matrix, run_matrix
     from harness.library import library_path
+    from harness.replay.result import ScenarioResult
 
     scenarios = _load(args.paths or [str(library_path())])
-    rows = run_matrix(scenarios)
+    replayed = 0
+    with TerminalProgress() as progress:
+
+        def count(result: ScenarioResult) -> None:
+            nonlocal replayed
+            replayed += 1
+            progress.update(f"{replayed} cases replayed ({result.adapter})")
+
+        rows = run_matrix(scenarios, on_result=count)
     print(render_matrix(rows))
     libraries = render_libraries(scenarios)  # a report: the libraries' failures are not the demo's
     if libraries is not None:

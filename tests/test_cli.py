@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -208,3 +209,46 @@ def test_show_the_reads_of_a_bytes_driver_and_usage_errors(capsys):
     assert code == 2 and "are for driver scenarios" in err
     code, _, err = run_cli(capsys, "show", DRIVER, "--dialect", "openai-chat", "--quirk", "nope")
     assert code == 2 and "no quirk 'nope'" in err
+
+
+class _Terminal:
+    """A stdout that says it is a terminal, keeping what is written."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_run_shows_progress_on_a_terminal_and_clears_it(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    folder = str(ROOT / "scenarios" / "session")
+    assert main(["run", folder, "--adapter", "session-reference"]) == 0
+    first, _, rest = terminal.text.partition("\n")
+    # the counter and the time elapsed, in place, then cleared before the table
+    assert re.match(r"\r\x1b\[Kscenario 1/\d+ \S+  \d+\.\ds", first)
+    assert "\r\x1b[KPASS " in first
+    assert "\r" not in rest
+
+
+def test_no_progress_when_the_output_is_not_a_terminal(capsys):
+    code, out, _ = run_cli(
+        capsys, "run", str(ROOT / "scenarios" / "session"), "--adapter", "session-reference"
+    )
+    assert code == 0 and "\r" not in out and "\x1b" not in out
+
+
+def test_demo_shows_progress_on_a_terminal(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    main(["demo", str(ROOT / "scenarios" / "session" / "backward-attachment-basic.yaml")])
+    assert re.match(r"\r\x1b\[K1 cases replayed \(session-reference\)  \d+\.\ds", terminal.text)

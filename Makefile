@@ -12,11 +12,22 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-fast test-litellm lint bench clean examples
 
+# A Python older than 3.11 stops here, before any .venv is made; a .venv whose python is
+# missing, broken or too old (left by an earlier run, or made by another Python) is made again,
+# so a failed run never breaks the next one.
+SUPPORTED = import sys; sys.exit(sys.version_info < (3, 11))
+
 $(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -c '$(SUPPORTED)' 2>/dev/null || { \
+		echo "error: streamharness needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) --version 2>&1 || echo missing)." >&2; \
+		echo "       Give another one: make $(MAKECMDGOALS) PYTHON=python3.11" >&2; exit 1; }
+	@if [ -e $(VENV) ] && ! $(BIN)/python -c '$(SUPPORTED)' 2>/dev/null; then \
+		echo "$(VENV) is broken or made by an unsupported Python: making it again"; rm -rf $(VENV); fi
+	@test -x $(BIN)/python || { echo "creating $(VENV) with $$($(PYTHON) --version 2>&1)"; $(PYTHON) -m venv $(VENV); }
+	@echo "installing streamharness and its test tools and consumer libraries into $(VENV) (a minute or so):"
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# libs: the consumer libraries the tests in tests/libs reproduce behaviour of
-	$(BIN)/python -m pip install --quiet -e '.[test,libs]'
+	$(BIN)/python -m pip install --progress-bar off -e '.[test,libs]'
 	@touch $(STAMP)
 
 demo: $(STAMP)

@@ -13,8 +13,10 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
+from harness._progress import TerminalProgress
 from harness.scenario import LAYERS, Scenario
 from harness.wire import WireError
 
@@ -101,6 +103,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--verbose",
         action="store_true",
         help="table: say the adapter's seconds and the harness's own on each line",
+    )
+
+    show = sub.add_parser(
+        "show",
+        help="a scenario's events, or the exact chunks a driver reads, numbered as failures number them",
+    )
+    show.add_argument("scenario", metavar="SCENARIO", help="a scenario file")
+    show.add_argument(
+        "--dialect", help="a driver scenario's dialect (default: its first that can carry it)"
+    )
+    show.add_argument(
+        "--quirk", action="append", default=[], metavar="Q", help="add this quirk (repeatable)"
+    )
+    show.add_argument(
+        "--reads",
+        choices=("events", "bytes"),
+        default="events",
+        help="the reads of a driver that reads whole events (the default) or bytes",
     )
 
     validate = sub.add_parser("validate", help="check scenario files")
@@ -317,9 +337,10 @@ def _print_problems(problems: Sequence[Problem]) -> None:
 
 
 def _load(paths: Sequence[str]) -> list[Scenario]:
+    from harness.library import resolve_command_line_path
     from harness.scenario import load_all
 
-    scenarios, problems = load_all(paths)
+    scenarios, problems = load_all([resolve_command_line_path(p) for p in paths])
     if problems:
         raise ScenarioError(problems)
     if not scenarios:
@@ -358,16 +379,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--quirks: {exc}") from None
     if not scenarios:
         raise UsageError(f"no scenario under {', '.join(args.paths)} can carry --quirks")
-    results = [
-        replay(
-            s,
-            adapter,
-            timeout=args.timeout or DEFAULT_TIMEOUT,
-            only_rules=args.rule,
-            skip_rules=args.skip_rule,
-        )
-        for s in scenarios
-    ]
+    results = []
+    with TerminalProgress() as progress:
+        for n, scenario in enumerate(scenarios, 1):
+            progress.update(f"scenario {n}/{len(scenarios)} {scenario.case_id}")
+            results.append(
+                replay(
+                    scenario,
+                    adapter,
+                    timeout=args.timeout or DEFAULT_TIMEOUT,
+                    only_rules=args.rule,
+                    skip_rules=args.skip_rule,
+                )
+            )
     if args.format == "json":
         print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
     else:
@@ -385,6 +409,38 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_NOTHING_CHECKED
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from harness.codecs import dialects
+    from harness.library import resolve_command_line_path
+    from harness.replay.cases import fed_chunks, pick_case
+    from harness.replay.driver import DriverReplay
+    from harness.report import chunk_line, event_line
+    from harness.scenario import DriverScenario, load_scenario
+
+    scenario = load_scenario(resolve_command_line_path(args.scenario))
+    if not isinstance(scenario, DriverScenario):
+        if args.dialect or args.quirk or args.reads != "events":
+            raise UsageError(
+                f"{args.scenario} is a {scenario.layer} scenario: --dialect, --quirk and --reads "
+                "are for driver scenarios"
+            )
+        count = len(scenario.events)
+        print(f"{scenario.path}: {scenario.id} ({scenario.title}), {count} events")
+        for index in range(count):
+            print(event_line(scenario, index))
+        return EXIT_OK
+    case, codec = pick_case(scenario, args.dialect, tuple(args.quirk), dialects())
+    reads: Sequence[Any] = fed_chunks(case, codec)
+    what = "chunks, each one whole event"
+    if args.reads == "bytes":
+        reads = DriverReplay(case, ()).reads(tuple(reads))[0]
+        what = "reads of the body's bytes"
+    print(f"{scenario.path}: {case.case_id} ({scenario.title}), {len(reads)} {what}")
+    for number, read in enumerate(reads, 1):
+        print(chunk_line(number, read))
     return EXIT_OK
 
 
@@ -471,9 +527,18 @@ def cmd_explore(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.demo import render_libraries, render_matrix, run_matrix
     from harness.library import library_path
+    from harness.replay.result import ScenarioResult
 
     scenarios = _load(args.paths or [str(library_path())])
-    rows = run_matrix(scenarios)
+    replayed = 0
+    with TerminalProgress() as progress:
+
+        def count(result: ScenarioResult) -> None:
+            nonlocal replayed
+            replayed += 1
+            progress.update(f"{replayed} cases replayed ({result.adapter})")
+
+        rows = run_matrix(scenarios, on_result=count)
     print(render_matrix(rows))
     if args.html:
         from harness.html_report import write_report
@@ -647,6 +712,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "run": cmd_run,
+    "show": cmd_show,
     "validate": cmd_validate,
     "adapters": cmd_adapters,
     "rules": cmd_rules,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from harness.adapters.registry import BUNDLED, AdapterInfo
@@ -33,8 +33,13 @@ class Row:
 
 
 def run_matrix(
-    scenarios: Sequence[Scenario], adapters: Sequence[AdapterInfo] | None = None
+    scenarios: Sequence[Scenario],
+    adapters: Sequence[AdapterInfo] | None = None,
+    *,
+    on_result: Callable[[ScenarioResult], None] | None = None,
 ) -> list[Row]:
+    """Every adapter against the scenarios of its layer; ``on_result`` is told of each result
+    as it comes (``harness demo`` shows progress with it)."""
     adapters = list(BUNDLED.values()) if adapters is None else list(adapters)
     rows = []
     layers = {s.layer for s in scenarios}
@@ -42,7 +47,12 @@ def run_matrix(
         if adapter.layer not in layers:
             continue  # no scenario of its layer among those given
         mine = cases_for([s for s in scenarios if s.layer == adapter.layer], adapter)
-        rows.append(Row(adapter, tuple(replay(s, adapter) for s in mine)))
+        results = []
+        for scenario in mine:
+            results.append(replay(scenario, adapter))
+            if on_result is not None:
+                on_result(results[-1])
+        rows.append(Row(adapter, tuple(results)))
     return rows
 
 

@@ -40,6 +40,7 @@ from harness.replay.result import ScenarioResult
 from harness.report import (
     MAX_VIOLATIONS_SHOWN,
     adapter_layers_if_left_out,
+    reference_result,
     reproduce_commands,
     summary_line,
 )
@@ -790,41 +791,18 @@ def observed_data(result: ScenarioResult) -> Any:
     it stored per session); None when the replay did not get that far."""
     if result.histories is not None:
         return {
-            session: [m.to_json() for m in history] for session, history in result.histories.items()
+            session: [m.to_json() for m in stored.stored]
+            for session, stored in result.histories.items()
         }
     if result.observation is not None:
         return result.observation.to_data()
     return None
 
 
-def _reference_for(result: ScenarioResult) -> str | None:
-    from harness.adapters.registry import BUNDLED
-
-    layer = result.scenario.layer
-    if layer == "driver":
-        dialect = result.driver_run.dialect if result.driver_run is not None else None
-        name = f"driver-{dialect}-reference"
-        bytes_name = f"driver-{dialect}-bytes-reference"
-        if result.driver_run is not None and any(
-            isinstance(c, dv.ByteRead) for c in result.driver_run.chunks
-        ):
-            name = bytes_name
-        return name if name in BUNDLED else None
-    name = f"{layer}-reference"
-    return name if name in BUNDLED else None
-
-
 def expected_data(result: ScenarioResult) -> tuple[str, Any] | None:
-    """What the layer's reference consumer shows for the same case: (its name, the data)."""
-    from harness.replay import replay
-
-    name = _reference_for(result)
-    if name is None or name == result.adapter:
-        return None
-    reference = replay(result.scenario, name)
-    if reference.status == "error":
-        return None
-    return name, observed_data(reference)
+    """What the case's reference consumer shows for it: (its name, the data)."""
+    reference = reference_result(result)
+    return None if reference is None else (reference.adapter, observed_data(reference))
 
 
 def _dump(data: Any) -> list[str]:

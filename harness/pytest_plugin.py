@@ -24,9 +24,10 @@ import pytest
 
 from harness import pytest_recordings
 from harness._errors import ConformanceFailure, ScenarioError, UsageError
+from harness.library import LIBRARY_PREFIX
 
 #: the node id under which the built-in library's scenarios are collected
-LIBRARY_NODE = "harness-library"
+LIBRARY_NODE = LIBRARY_PREFIX
 
 #: recording provider traffic (the harness_record marker, --record-mode)
 pytest_plugins = ["harness.record.plugin"]
@@ -261,6 +262,10 @@ class ScenarioFile(pytest.File):
         configured = str(self.config.getini("harness_adapter"))
         for adapter in named or [None]:
             known = adapter or configured or None
+            # the ini's adapter gives way to an overriding fixture, known only when items run
+            decided = adapter or (configured if not self._fixture_overridden() else None)
+            if decided and not _implements(self.config, decided, scenario.layer):
+                continue  # counted, and said once under the rule table
             for case in _cases(scenario, known, self.config):
                 # one item per case: ``id``, ``id[dialect+quirk]``, with ``[adapter]`` when named
                 name = case.case_id
@@ -273,6 +278,15 @@ class ScenarioFile(pytest.File):
                 item.add_marker(pytest.mark.harness)
                 item.extra_keyword_matches.update({case.layer, *case.tags, *case.rules})
                 yield item
+
+    def _fixture_overridden(self) -> bool:
+        """Whether a conftest.py overrides the ``harness_adapter`` fixture for this file."""
+        try:
+            defs = self.session._fixturemanager.getfixturedefs("harness_adapter", self)
+        except Exception:  # pytest's fixture manager is not public API: assume it is
+            return True
+        ours = getattr(harness_adapter, "__wrapped__", harness_adapter)
+        return not defs or defs[-1].func is not ours
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioCollectError):
@@ -300,6 +314,48 @@ class ScenarioCollectError(Exception):
         super().__init__(
             "\n".join(f"{p.path}:{p.line}: error: {p.message}" for p in error.problems)
         )
+
+
+#: per adapter reference known while collecting: the layers it implements (None if unknown)
+_LAYERS = pytest.StashKey[dict[str, tuple[str, ...] | None]]()
+
+
+def _implements(config: pytest.Config, reference: str, layer: str) -> bool:
+    """Whether the adapter ``reference`` names implements ``layer`` (asked once per run); a
+    scenario it does not is left out, not collected as a skip. True when the layers cannot be
+    known yet (the item's replay then says why it skips or errs)."""
+    from harness.adapters.registry import declared_layers, resolve_adapter
+
+    known = config.stash.setdefault(_LAYERS, {})
+    if reference not in known:
+        try:
+            known[reference] = declared_layers(resolve_adapter(reference))
+        except UsageError:
+            known[reference] = None
+    layers = known[reference]
+    if layers is None or layer in layers:
+        return True
+    config.stash.setdefault(_LEFT_OUT, {}).setdefault((reference, layers), []).append(layer)
+    return False
+
+
+#: (adapter reference, its layers) -> the layer of each scenario left out for it
+_LEFT_OUT = pytest.StashKey[dict[tuple[str, tuple[str, ...]], list[str]]]()
+
+
+def left_out_lines(config: pytest.Config) -> list[str]:
+    """One line per adapter that left scenarios out, e.g. ``77 scenarios of the history and
+    driver layers left out: myadapter:make implements session``."""
+    from harness.report import layers_named
+
+    lines = []
+    for (reference, layers), left in config.stash.get(_LEFT_OUT, {}).items():
+        noun = "scenario" if len(left) == 1 else "scenarios"
+        lines.append(
+            f"{len(left)} {noun} of the {layers_named(left)} left out: "
+            f"{reference} implements {', '.join(layers) or 'no layer'}"
+        )
+    return lines
 
 
 _CASE = pytest.StashKey[tuple[Any, str | None]]()
@@ -390,7 +446,14 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     if broken:
         # a fixture may give an AdapterInfo, which no command line can name
         named = reference if isinstance(reference, str) else None
-        texts = [render_failure(r, reproduce_commands(r, named, pytest=True)) for r in broken]
+        # the pytest command names the adapter only if this run did: else the node ids change
+        # and --lf no longer finds the item
+        texts = [
+            render_failure(
+                r, reproduce_commands(r, named, pytest=True, adapter_option=adapter_ref is not None)
+            )
+            for r in broken
+        ]
         if len(results) > 1:
             texts.insert(0, f"{len(broken)} of the scenario's {len(results)} quirk cases failed")
         text = "\n\n".join(texts)
@@ -434,6 +497,7 @@ def pytest_runtest_makereport(
             else:
                 summary[rule] = "fail" if rule in broken else "pass"
         report.user_properties.append(("harness_rules", json.dumps(summary)))
+        report.user_properties.append(("harness_layer", result.scenario.layer))
         if item.config.getoption("harness_html", None):
             from harness.html_report import result_piece
             from harness.report import reproduce_commands
@@ -514,6 +578,19 @@ class RuleTally:
 
     def __init__(self) -> None:
         self.counts: dict[str, dict[str, int]] = {}
+        #: under xdist, what the workers left out (each collects the same)
+        self.left_out: list[str] | None = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        lines = getattr(node, "workeroutput", {}).get("harness_left_out")
+        if lines is not None and self.left_out is None:
+            self.left_out = list(lines)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:  # an xdist worker: its controller prints the summary
+            output["harness_left_out"] = left_out_lines(session.config)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -522,13 +599,30 @@ class RuleTally:
                     self.counts.setdefault(rule, {"pass": 0, "fail": 0, "skip": 0})[status] += 1
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.counts:
+        from harness.report import layers_named
+        from harness.rules import RULES
+
+        ran = {rule: c for rule, c in self.counts.items() if c["pass"] or c["fail"]}
+        left_out = self.left_out
+        if left_out is None:
+            left_out = left_out_lines(terminalreporter.config)
+        if not self.counts and not left_out:
             return
         terminalreporter.section("conformance by rule")
-        width = max(len(rule) for rule in self.counts)
-        terminalreporter.write_line(f"{'rule':<{width}}  passed  failed  skipped")
-        for rule in sorted(self.counts):
-            c = self.counts[rule]
+        if ran:
+            width = max(len(rule) for rule in ran)
+            terminalreporter.write_line(f"{'rule':<{width}}  passed  failed  skipped")
+            for rule in sorted(ran):
+                c = ran[rule]
+                terminalreporter.write_line(
+                    f"{rule:<{width}}  {c['pass']:>6}  {c['fail']:>6}  {c['skip']:>7}"
+                )
+        idle = [rule for rule in RULES if rule not in ran]
+        if idle:
+            layers = [RULES[rule].layer for rule in idle]
+            noun = "rule" if len(idle) == 1 else "rules"
             terminalreporter.write_line(
-                f"{rule:<{width}}  {c['pass']:>6}  {c['fail']:>6}  {c['skip']:>7}"
+                f"{len(idle)} {noun} of the {layers_named(layers)} checked no scenario"
             )
+        for line in left_out:
+            terminalreporter.write_line(line)

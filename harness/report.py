@@ -7,15 +7,20 @@ the commands that replay exactly one case.
 
 from __future__ import annotations
 
+import difflib
+import functools
+import re
 import shlex
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from harness.codecs.registry import registered
-from harness.model.driver import TurnEvent, turn_event_to_json
+from harness.library import command_line_path
+from harness.model.driver import ByteRead, Read, TurnEvent, turn_event_to_json
+from harness.model.history import Block, TextBlock, ThinkingBlock, ToolUseBlock
+from harness.model.observation import Message, Observation
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
-from harness.scenario import DriverScenario
+from harness.scenario import DriverScenario, Scenario
 
 _MARK = {"pass": "PASS ", "fail": "FAIL ", "skip": "SKIP ", "error": "ERROR"}
 
@@ -26,11 +31,15 @@ _LAYER_ORDER = ("session", "history", "driver")
 MAX_VIOLATIONS_SHOWN = 10
 
 
-def reproduce_command(result: ScenarioResult, adapter: str | None = None) -> str:
+def reproduce_command(
+    result: ScenarioResult, adapter: str | None = None, *, program: str = "harness"
+) -> str:
     """``harness run FILE --adapter NAME``: replays exactly this scenario against this adapter
-    (``adapter`` is the reference to give, by default the result's adapter name)."""
+    (``adapter`` is the reference to give, by default the result's adapter name). The file is
+    named as from the current folder, a library scenario as ``harness-library/...``."""
     name = result.adapter if adapter is None else adapter
-    command = f"harness run {shlex.quote(result.scenario.path)} --adapter {shlex.quote(name)}"
+    path = shlex.quote(command_line_path(result.scenario.path))
+    command = f"{program} run {path} --adapter {shlex.quote(name)}"
     return command + _quirks_option(result, "--quirks")
 
 
@@ -45,16 +54,23 @@ def _quirks_option(result: ScenarioResult, option: str) -> str:
 
 
 def reproduce_commands(
-    result: ScenarioResult, adapter: str | None, *, pytest: bool = False
+    result: ScenarioResult,
+    adapter: str | None,
+    *,
+    pytest: bool = False,
+    adapter_option: bool = True,
 ) -> list[str]:
-    """The commands that replay exactly this case.
+    """The commands that replay exactly this case, each run as ``python -m``, so they work with
+    whichever environment ran pytest, active or not.
 
     ``adapter`` is the reference the user gave (a bundled name, ``MODULE:FACTORY`` or
     ``exec:COMMAND``), or None for an adapter given as an object, which no command line can
-    name; with ``pytest=True``, the pytest run of that one scenario comes too::
+    name; with ``pytest=True``, the pytest run of that one scenario comes too, naming the
+    adapter only with ``adapter_option`` (an adapter from the configuration is left to it,
+    so the item keeps its node id and ``--lf`` finds it)::
 
         reproduce_commands(result, "my_project.testing:make_adapter", pytest=True)
-        # ['harness run scenarios/x.yaml --adapter my_project.testing:make_adapter',
+        # ['python -m harness run scenarios/x.yaml --adapter my_project.testing:make_adapter',
         #  'python -m pytest --harness-adapter=my_project.testing:make_adapter --harness-scenario=x']
     """
     only = f"--harness-scenario={shlex.quote(result.scenario.id)}"
@@ -63,30 +79,66 @@ def reproduce_commands(
         return [f"python -m pytest {only}"] if pytest else []
     # ``harness run`` knows the bundled dialects only, not codecs a conftest.py registered
     runnable = not (isinstance(result.scenario, DriverScenario) and registered())
-    commands = [reproduce_command(result, adapter)] if runnable else []
-    if pytest:
+    commands = [reproduce_command(result, adapter, program="python -m harness")] if runnable else []
+    if pytest and adapter_option:
         commands.append(f"python -m pytest --harness-adapter={shlex.quote(adapter)} {only}")
+    elif pytest:
+        commands.append(f"python -m pytest {only}")
     return commands
 
 
 def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> list[str]:
     """The events around the violation's event, one line each, the event itself marked."""
     scenario = result.scenario
-    events: Sequence[Any] = scenario.events
-    lines = []
     lo, hi = (
         max(0, violation.event_index - radius),
-        min(len(events), violation.event_index + radius + 1),
+        min(len(scenario.events), violation.event_index + radius + 1),
     )
-    window = events[lo:hi]  # one pass over a trace that expands its generators when read
-    for i in range(lo, hi):
-        event = window[i - lo]
-        marker = ">" if i == violation.event_index else " "
-        session = getattr(event, "session_id", None)
-        where = f"{session}  {_summary(event)}" if session is not None else _turn_summary(event)
-        line = scenario.event_line(i)  # in the file the violation's location names
-        lines.append(f"{marker} {i:>6}  line {line:<4} {event.kind:<16} {where}".rstrip())
-    return lines
+    return [event_line(scenario, i, marked=i == violation.event_index) for i in range(lo, hi)]
+
+
+def event_line(scenario: Scenario, index: int, *, marked: bool = False) -> str:
+    """One event of the expanded trace: its index, its line in the file the scenario's
+    locations name, its kind, and its session (or a driver turn event's fields)."""
+    event = scenario.events[index]
+    session = getattr(event, "session_id", None)
+    where = f"{session}  {_summary(event)}" if session is not None else _turn_summary(event)
+    line = scenario.event_line(index)
+    marker = ">" if marked else " "
+    return f"{marker} {index:>6}  line {line:<4} {event.kind:<16} {where}".rstrip()
+
+
+def chunk_line(number: int, read: Read, *, marked: bool = False, width: int | None = None) -> str:
+    """Chunk ``number`` (counted from 1, as failure messages count reads), the canonical event
+    it tells the turn up to, and its data escaped (cut to ``width`` characters if given)."""
+    text = repr(read.data)
+    if width is not None and len(text) > width:
+        text = text[: width - 3] + "..."
+    marker = ">" if marked else " "
+    return f"{marker} chunk {number:>4}  event {read.origin:<4} {text}"
+
+
+_NAMED_CHUNK = re.compile(r"\bchunk (\d+)\b")
+
+
+def chunk_excerpt(
+    result: ScenarioResult, violation: Violation, radius: int = 1, width: int = 100
+) -> list[str]:
+    """The chunks around the one the violation names (the first ``chunk N`` of its message,
+    else the first chunk carrying its event), that one marked; empty when the replay did not
+    feed the driver."""
+    fed = result.driver_run.chunks if result.driver_run is not None else ()
+    if not fed:
+        return []
+    named = _NAMED_CHUNK.search(violation.message)
+    if named is not None:
+        number = int(named.group(1))
+    else:
+        number = next((n for n, r in enumerate(fed, 1) if r.carried == violation.event_index), 0)
+    if not 1 <= number <= len(fed):
+        return []
+    lo, hi = max(1, number - radius), min(len(fed), number + radius)
+    return [chunk_line(n, fed[n - 1], marked=n == number, width=width) for n in range(lo, hi + 1)]
 
 
 def _summary(event: object) -> str:
@@ -124,6 +176,8 @@ def render_violation(
     ]
     if with_excerpt and violation.event_index >= 0:
         out.extend("      " + line for line in excerpt(result, violation))
+    if with_excerpt:
+        out.extend("      " + line for line in chunk_excerpt(result, violation))
     return out
 
 
@@ -149,6 +203,123 @@ def render_violations(result: ScenarioResult, *, limit: int = MAX_VIOLATIONS_SHO
     return lines
 
 
+#: diff lines shown under a failure; the rest are counted
+MAX_DIFF_LINES = 40
+
+
+def reference_for(result: ScenarioResult) -> str | None:
+    """The bundled reference consumer whose view of the result's case is the expected one: the
+    layer's, or for a driver the reference of the dialect the case ran in (reading bytes if the
+    adapter did); None where there is none."""
+    from harness.adapters.registry import BUNDLED
+
+    run = result.driver_run
+    if result.scenario.layer != "driver":
+        name = f"{result.scenario.layer}-reference"
+    elif run is None:
+        return None
+    elif any(isinstance(c, ByteRead) for c in run.chunks):
+        name = f"driver-{run.dialect}-bytes-reference"
+    else:
+        name = f"driver-{run.dialect}-reference"
+    return name if name in BUNDLED else None
+
+
+def reference_result(result: ScenarioResult) -> ScenarioResult | None:
+    """The same case replayed through its reference consumer (None: no reference, the adapter
+    is the reference, or the reference errs)."""
+    name = reference_for(result)
+    if name is None or name == result.adapter:
+        return None
+    return _replayed(result.scenario, name)
+
+
+@functools.lru_cache(maxsize=32)  # the text and the HTML report of one failure ask alike
+def _replayed(scenario: Scenario, adapter: str) -> ScenarioResult | None:
+    from harness.replay import replay
+
+    reference = replay(scenario, adapter)
+    return None if reference.status == "error" else reference
+
+
+def expected_diff(result: ScenarioResult) -> list[str]:
+    """For a failed session or history scenario: what the reference consumer shows (its
+    transcript, messages with their attached calls, and notifications; or the histories it
+    stored and the transcripts it rebuilt from them) against what the adapter showed, as a
+    unified diff; empty when they agree or either is missing."""
+    if result.status != "fail" or result.scenario.layer == "driver":
+        return []
+    observed = _view_lines(result)
+    reference = reference_result(result) if observed else None
+    if reference is None:
+        return []
+    expected = _view_lines(reference)
+    if not expected or expected == observed:
+        return []
+    diff = list(
+        difflib.unified_diff(
+            expected, observed, f"expected ({reference.adapter})", "observed", n=2, lineterm=""
+        )
+    )
+    if len(diff) > MAX_DIFF_LINES:
+        hidden = len(diff) - MAX_DIFF_LINES
+        diff = [*diff[:MAX_DIFF_LINES], f"... and {hidden} more diff lines"]
+    return diff
+
+
+def _view_lines(result: ScenarioResult) -> list[str]:
+    """What a consumer showed at the end, a line per message, attached call or notification."""
+    lines: list[str] = []
+    observation = result.observation
+    if isinstance(observation, Observation):
+        for session_id in sorted(observation.transcript.sessions):
+            lines += _message_lines(
+                session_id, observation.transcript.sessions[session_id].messages
+            )
+        for note in sorted(observation.notifications, key=lambda n: (n.session_id, n.tool_call_id)):
+            lines.append(
+                f"notification {note.session_id} {note.tool_call_id} ({note.tool_name}) {note.status}"
+            )
+    for session_id, stored in sorted((result.histories or {}).items()):
+        lines.append(f"stored history of {session_id}:")
+        for number, message in enumerate(stored.stored, 1):
+            lines.append(f"  {number} {message.role}")
+            lines.extend(f"    {_block(block)}" for block in message.blocks)
+        if stored.rebuilt is not None:
+            lines.append("rebuilt from it:")
+            lines += _message_lines(session_id, stored.rebuilt)
+    return lines
+
+
+def _message_lines(session_id: str, messages: Sequence[Message]) -> list[str]:
+    lines = []
+    for i, message in enumerate(messages):
+        name = message.message_id
+        if name is None or name.startswith("resumed-"):
+            name = f"#{i}"  # made up by the consumer: its position
+        lines.append(f"{session_id}  {name} {message.role} {_short(message.text)}")
+        for call in message.tool_calls:
+            error = " (error)" if call.is_error else ""
+            result = "no result" if call.result is None else _short(call.result)
+            lines.append(f"{session_id}      call {call.id} ({call.name}) -> {result}{error}")
+    return lines
+
+
+def _block(block: Block) -> str:
+    if isinstance(block, TextBlock | ThinkingBlock):
+        kind = "text" if isinstance(block, TextBlock) else "thinking"
+        return f"{kind} {_short(block.text)}"
+    if isinstance(block, ToolUseBlock):
+        return f"tool_use {block.id} ({block.name}) {_short(block.arguments)}"
+    error = " (error)" if block.is_error else ""
+    return f"tool_result {block.tool_use_id} {_short(block.content)}{error}"
+
+
+def _short(text: str, width: int = 60) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
 def render_failure(result: ScenarioResult, reproduce: Sequence[str] | None = None) -> str:
     """One failed or errored result on its own, as the pytest plugin shows it: what went wrong,
     then the commands that reproduce it (by default ``harness run`` with the result's adapter
@@ -160,11 +331,21 @@ def render_failure(result: ScenarioResult, reproduce: Sequence[str] | None = Non
         lines = [
             f"{len(result.violations)} conformance violation(s) in {scenario.case_id} ({scenario.title})",
             *render_violations(result),
+            *_diff_section(result),
         ]
     if reproduce is None:
         reproduce = reproduce_commands(result, result.adapter)
     lines += ["reproduce:", *(f"  {command}" for command in reproduce)]
     return "\n".join(lines)
+
+
+def _diff_section(result: ScenarioResult) -> list[str]:
+    diff = expected_diff(result)
+    if not diff:
+        return []
+    return ["  what the reference shows (-) against what the adapter showed (+):"] + [
+        f"    {line}" for line in diff
+    ]
 
 
 def render_table(results: Sequence[ScenarioResult], *, times: bool = False) -> str:
@@ -196,6 +377,7 @@ def render_table(results: Sequence[ScenarioResult], *, times: bool = False) -> s
             lines.append(f"  {result.error}")
         if result.status in ("fail", "error"):
             lines.extend(render_violations(result))
+            lines.extend(_diff_section(result))
             lines.append(f"  reproduce: {reproduce_command(result)}")
     left_out = left_out_line(results)
     if left_out is not None:
@@ -254,14 +436,22 @@ def left_out_line(results: Sequence[ScenarioResult]) -> str | None:
     left_out = [(r, offered) for r in results if (offered := adapter_layers_if_left_out(r))]
     if not left_out:
         return None
-    layers = sorted({r.scenario.layer for r, _ in left_out}, key=_LAYER_ORDER.index)
-    named = " and ".join([", ".join(layers[:-1]), layers[-1]] if len(layers) > 1 else layers)
     count = len(left_out)
     noun = "scenario" if count == 1 else "scenarios"
-    kind = "layers" if len(layers) > 1 else "layer"
     offered = left_out[0][1]
     implements = "no layer" if offered == "none" else offered
-    return f"{count} {noun} of the {named} {kind} left out: the adapter implements {implements}"
+    named = layers_named(r.scenario.layer for r, _ in left_out)
+    return f"{count} {noun} of the {named} left out: the adapter implements {implements}"
+
+
+def layers_named(layers: Iterable[str]) -> str:
+    """E.g. ``session and history layers``, ``driver layer``, in the docs' order."""
+    known = sorted(
+        set(layers),
+        key=lambda layer: _LAYER_ORDER.index(layer) if layer in _LAYER_ORDER else len(_LAYER_ORDER),
+    )
+    named = " and ".join([", ".join(known[:-1]), known[-1]] if len(known) > 1 else known)
+    return f"{named} {'layers' if len(known) > 1 else 'layer'}"
 
 
 def summary_line(results: Sequence[ScenarioResult]) -> str:

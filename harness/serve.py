@@ -36,9 +36,8 @@ from urllib.parse import urlsplit
 from harness._errors import UsageError, WireError
 from harness.codecs import Codec
 from harness.codecs.registry import with_codecs
-from harness.replay.driver import DriverReplay
+from harness.replay.cases import fed_chunks, pick_case
 from harness.scenario import DriverScenario, load_scenario
-from harness.scenario.cases import NONE, select_cases
 from harness.wire import (
     Interaction,
     json_data,
@@ -301,8 +300,8 @@ def _scenario_program(
     quirks: Sequence[str],
     codecs: Mapping[str, Codec],
 ) -> _Program:
-    case, codec = _pick_case(scenario, dialect, tuple(quirks), codecs)
-    encoded = DriverReplay(case, (), codecs).chunks(codec)  # what a driver is fed in this case
+    case, codec = pick_case(scenario, dialect, tuple(quirks), codecs)
+    encoded = fed_chunks(case, codec)
     chunks = tuple(c.data.encode() for c in encoded)  # numbered as `harness run` numbers them
     media = getattr(codec, "content_type", SSE)
     headers: list[tuple[str, str]] = [("Content-Type", media)]
@@ -319,56 +318,6 @@ def _scenario_program(
     )
     response = _Response(200, tuple(headers), chunks, True)
     return _Program(scenario.path, summary, (_Route("POST", None, response),))
-
-
-def _pick_case(
-    scenario: DriverScenario,
-    dialect: str | None,
-    quirks: tuple[str, ...],
-    codecs: Mapping[str, Codec],
-) -> tuple[DriverScenario, Codec]:
-    """The case to serve: in ``dialect``, or the scenario's first dialect that carries it."""
-    where = f"{scenario.path}: {scenario.id}"
-    if dialect is not None:
-        codec = codecs.get(dialect)
-        if codec is None:
-            raise UsageError(f"no dialect {dialect!r}; the dialects are {', '.join(codecs)}")
-        case = _case_in(scenario, codec, quirks)
-        if isinstance(case, str):
-            raise UsageError(f"{where}: {case}")
-        return case, codec
-    reasons = []
-    for name in scenario.dialects or tuple(codecs):
-        codec = codecs.get(name)
-        if codec is None:
-            continue
-        case = _case_in(scenario, codec, quirks)
-        if not isinstance(case, str):
-            return case, codec
-        reasons.append(case)
-    raise UsageError(f"{where}: no dialect can carry it:\n  " + "\n  ".join(reasons))
-
-
-def _case_in(
-    scenario: DriverScenario, codec: Codec, quirks: tuple[str, ...]
-) -> DriverScenario | str:
-    """The one case of ``select_cases`` that adds ``quirks``, or why there is none."""
-    if scenario.dialects and codec.name not in scenario.dialects:
-        return f"it runs in {', '.join(scenario.dialects)}, not {codec.name}"
-    if scenario.raw_wire and quirks:
-        return "it is a recorded stream, served as recorded: it takes no quirks"
-    try:
-        cases = select_cases(scenario, codec, quirks or NONE)
-    except ValueError as exc:
-        return str(exc)
-    if cases:
-        return cases[0]
-    asked = (*scenario.quirks, *quirks)
-    with_quirks = f" with {', '.join(asked)}" if asked else ""
-    reason = codec.can_express(scenario.turn, asked) or (
-        f"its cancellation (after read {scenario.cancel_after_reads}) comes after the stream ends"
-    )
-    return f"the {codec.name} dialect cannot carry it{with_quirks}: {reason}"
 
 
 def _cassette_program(path: str) -> _Program:

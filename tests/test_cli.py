@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,7 +55,11 @@ def test_table_failure_shows_rule_line_excerpt_and_reproduce_command(capsys):
     assert "[backward-attachment] event" in out
     assert f"{BASIC}:15" in out  # the tool step
     assert ">" in out and "tool_completed" in out
-    assert f"reproduce: harness run {BASIC} --adapter session-mutant-attach-at-next-message" in out
+    # named from the current folder (the tests run from the checkout)
+    relative = "scenarios/session/backward-attachment-basic.yaml"
+    assert (
+        f"reproduce: harness run {relative} --adapter session-mutant-attach-at-next-message" in out
+    )
 
 
 def test_rule_selection_by_id(capsys):
@@ -163,3 +168,92 @@ def test_python_dash_m_entry_point():
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["results"][0]["status"] == "pass"
+
+
+DRIVER = str(ROOT / "scenarios" / "driver" / "parallel-calls.yaml")
+
+
+def test_show_prints_a_session_scenarios_events_as_failures_number_them(capsys):
+    from harness.report import event_line
+    from harness.scenario import load_scenario
+
+    scenario = load_scenario(BASIC)
+    code, out, _ = run_cli(capsys, "show", BASIC)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"{BASIC}: {scenario.id} ({scenario.title}), {len(scenario.events)} events"
+    assert lines[1:] == [event_line(scenario, i) for i in range(len(scenario.events))]
+
+
+def test_show_prints_the_exact_chunks_a_driver_reads_in_a_quirk_case(capsys):
+    from harness.codecs import dialects
+    from harness.scenario import DriverScenario, load_scenario
+    from harness.scenario.cases import select_cases
+
+    code, out, _ = run_cli(
+        capsys, "show", DRIVER, "--dialect", "openai-chat", "--quirk", "no_index"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert "parallel-calls[openai-chat+no_index]" in lines[0]
+    codec = dialects()["openai-chat"]
+    scenario = load_scenario(DRIVER)
+    assert isinstance(scenario, DriverScenario)
+    (case,) = select_cases(scenario, codec, ("no_index",))
+    chunks = codec.encode(case.turn, case.quirks)
+    assert len(lines) == 1 + len(chunks)
+    for number, (line, chunk) in enumerate(zip(lines[1:], chunks, strict=True), 1):
+        assert line == f"  chunk {number:>4}  event {chunk.origin:<4} {chunk.data!r}"
+
+
+def test_show_the_reads_of_a_bytes_driver_and_usage_errors(capsys):
+    code, out, _ = run_cli(capsys, "show", DRIVER, "--dialect", "anthropic", "--reads", "bytes")
+    assert code == 0 and "reads of the body's bytes" in out.splitlines()[0]
+    assert "chunk    1  event 0    b'" in out
+    code, _, err = run_cli(capsys, "show", BASIC, "--dialect", "anthropic")
+    assert code == 2 and "are for driver scenarios" in err
+    code, _, err = run_cli(capsys, "show", DRIVER, "--dialect", "openai-chat", "--quirk", "nope")
+    assert code == 2 and "no quirk 'nope'" in err
+
+
+class _Terminal:
+    """A stdout that says it is a terminal, keeping what is written."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_run_shows_progress_on_a_terminal_and_clears_it(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    folder = str(ROOT / "scenarios" / "session")
+    assert main(["run", folder, "--adapter", "session-reference"]) == 0
+    first, _, rest = terminal.text.partition("\n")
+    # the counter and the time elapsed, in place, then cleared before the table
+    assert re.match(r"\r\x1b\[Kscenario 1/\d+ \S+  \d+\.\ds", first)
+    assert "\r\x1b[KPASS " in first
+    assert "\r" not in rest
+
+
+def test_no_progress_when_the_output_is_not_a_terminal(capsys):
+    code, out, _ = run_cli(
+        capsys, "run", str(ROOT / "scenarios" / "session"), "--adapter", "session-reference"
+    )
+    assert code == 0 and "\r" not in out and "\x1b" not in out
+
+
+def test_demo_shows_progress_on_a_terminal(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    main(["demo", str(ROOT / "scenarios" / "session" / "backward-attachment-basic.yaml")])
+    assert re.match(r"\r\x1b\[K1 cases replayed \(session-reference\)  \d+\.\ds", terminal.text)

@@ -76,7 +76,12 @@ def test_project_passes_the_library_its_own_scenario_and_its_unit_tests(project)
 
     assert result.returncode == 0, result.stdout
     expected = len(LIBRARY_SESSION) + len(OWN_SCENARIOS) + len(unit_tests)
-    assert _summary(result.stdout) == {"passed": expected} | _skipped(SKIPPED), result.stdout
+    # the library's other layers are left out, not skipped: one line says so
+    assert _summary(result.stdout) == {"passed": expected}, result.stdout
+    assert (
+        f"{SKIPPED} scenarios of the history and driver layers left out: {ADAPTER} implements session"
+        in result.stdout
+    )
     # every session rule was checked on every replayed scenario, and passed
     replayed = len(LIBRARY_SESSION) + len(OWN_SCENARIOS)
     table = rule_table(result.stdout)
@@ -107,19 +112,20 @@ def test_a_seed_bug_put_back_in_the_consumer_is_caught_and_named(project):
         in failed
     ), out
     total = len(LIBRARY_SESSION) + len(OWN_SCENARIOS) + len(_unit_tests(project))
-    assert _summary(out) == {"failed": len(failed), "passed": total - len(failed)} | _skipped(
-        SKIPPED
-    ), out
+    assert _summary(out) == {"failed": len(failed), "passed": total - len(failed)}, out
     assert "[session-keyed-tracking]" in out
     assert rule_table(out)["session-keyed-tracking"][1] >= 1, out
-    scenario_path = library_path() / "session" / f"{same_id}.yaml"
-    reproduce = f"harness run {shlex.quote(str(scenario_path))} --adapter {ADAPTER}"
-    assert reproduce in out
-
-    # the reproduce line, run from the project folder, replays that failure on its own
-    again = run_as_its_team(
-        [sys.executable, "-m", "harness", "run", str(scenario_path), "--adapter", ADAPTER], project
-    )
+    # the reproduce lines, run as printed from the project folder (with its python), replay
+    # that failure on their own: the library scenario named as its node id names it, and the
+    # adapter left to the project's configuration
+    reproduce = f"python -m harness run harness-library/session/{same_id}.yaml --adapter {ADAPTER}"
+    assert f"  {reproduce}\n" in out
+    assert f"  python -m pytest --harness-scenario={same_id}\n" in out
+    again = run_as_its_team([sys.executable, *shlex.split(reproduce)[1:]], project)
     assert again.returncode == 1, again.stdout
     assert "[session-keyed-tracking]" in again.stdout
     assert "1 scenarios: 0 passed, 1 failed" in again.stdout
+    again = run_as_its_team([*PYTEST, f"--harness-scenario={same_id}"], project)
+    # the same node id as in the full run (its unit tests, in testpaths, run too)
+    scenarios_failed = {f for f in outcomes(again.stdout, "FAILED") if f.startswith("harness-")}
+    assert scenarios_failed == {f"harness-library/session/{same_id}.yaml::{same_id}"}, again.stdout

@@ -267,7 +267,7 @@ def test_validate_reports_exactly_the_oracle_problems(history):
     assert found(problems) == oracle(history)
     assert [p.message_index for p in problems] == sorted(p.message_index for p in problems)
     for p in problems:
-        assert repr(p.tool_id) in p.message and f"message {p.message_index}" in p.message
+        assert repr(p.tool_id) in p.message and f"message {p.message_index + 1} (" in p.message
 
 
 def test_oracle_and_validator_disagree_on_a_bad_history_only_if_broken():
@@ -553,8 +553,10 @@ def test_row_15_duplicated_tool_result():
         2,
         "toolu_1",
     )
-    assert "second tool_result for 'toolu_1'" in problem.message
-    assert "assistant message 1" in problem.message
+    assert problem.message == (
+        "message 3 (user) answers tool_use 'toolu_1' of message 2 (assistant) a second time; "
+        "message 3 (user) already answers it"
+    )
     assert repair_history(history) == [
         *history[:2],
         {"role": "user", "content": [_anthropic_result("toolu_1", "3 passed")]},
@@ -572,8 +574,8 @@ def test_row_18_interrupted_tool_use_gets_a_result_merged_into_the_next_user_mes
     ]
     assert kinds(history) == [("missing_result", 1, "toolu_9")]
     assert validate_history(history)[0].message == (
-        "assistant message 1 calls 'read' as tool_use 'toolu_9', but the next message (2) has no "
-        "tool_result for it"
+        "message 2 (assistant) calls 'read' as tool_use 'toolu_9', but the next, message 3 (user), "
+        "has no tool_result for it"
     )
     assert repair_history(history) == [
         *history[:2],
@@ -631,8 +633,8 @@ def test_row_19_custom_message_between_tool_use_and_tool_result():
     ]
     assert kinds(history) == [("missing_result", 1, "toolu_d"), ("orphan_result", 3, "toolu_d")]
     orphan = validate_history(history)[1].message
-    assert "message before it (2) is a user message" in orphan
-    assert "tool_use 'toolu_d' is in assistant message 1" in orphan
+    assert "the one before it, message 3 (user), is not the assistant message" in orphan
+    assert "tool_use 'toolu_d' is in message 2 (assistant)" in orphan
     assert repair_history(history) == [
         *history[:2],
         {
@@ -682,7 +684,7 @@ def test_seed_004_orphan_results_after_sub_agent_messages_leaked_into_the_parent
         ("orphan_result", 5, "tooluse_PD"),
     ]
     assert validate_history(history)[0].message.endswith(
-        "but the next message (2) is an assistant message, not the user message with its tool_result"
+        "but the next, message 3 (assistant), is not the user message with its tool_result"
     )
     repaired = repair_history(history)
     assert repaired == [
@@ -862,10 +864,10 @@ def test_cli_problems_exit_1_one_line_each(tmp_path, capsys):
     code, out, _ = check(capsys, path)
     assert code == 1
     assert out.splitlines() == [
-        f"{path}: message 0: missing_result: tool a: assistant message 0 calls 'ls' as tool_use "
-        "'a', but the next message (1) has no tool_result for it",
-        f"{path}: message 1: orphan_result: tool b: message 1 holds a tool_result for 'b', but "
-        "the assistant message before it (0) has no tool_use 'b'",
+        f"{path}: message 1 (assistant): missing_result: tool a: message 1 (assistant) calls 'ls' "
+        "as tool_use 'a', but the next, message 2 (user), has no tool_result for it",
+        f"{path}: message 2 (user): orphan_result: tool b: message 2 (user) holds a tool_result "
+        "for 'b', but the one before it, message 1 (assistant), has no tool_use 'b'",
     ]
 
 
@@ -946,3 +948,26 @@ def test_a_result_after_the_users_text_is_reported_and_moved_first(tmp_path: Pat
     path = tmp_path / "h.json"
     path.write_text(json.dumps(history))
     assert main(["check-history", str(path)]) == 1
+
+
+def test_cli_speaks_of_an_openai_history_in_openai_terms(tmp_path, capsys):
+    call = {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+    path = write(
+        tmp_path,
+        [
+            {"role": "user", "content": "list it"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "a b"},
+            {"role": "tool", "tool_call_id": "call_1", "content": "a b"},
+            {"role": "tool", "tool_call_id": "call_9", "content": "?"},
+        ],
+    )
+    code, out, _ = check(capsys, path)
+    assert code == 1
+    assert out.splitlines() == [
+        f"{path}: message 4 (tool): duplicate_result: tool call_1: message 4 (tool) answers tool "
+        "call 'call_1' of message 2 (assistant) a second time; message 3 (tool) already answers it",
+        f"{path}: message 5 (tool): orphan_result: tool call_9: message 5 (tool) is a tool message "
+        "for 'call_9', but the one before it, message 2 (assistant), has no tool call 'call_9'",
+    ]
+    assert "tool_use" not in out and "tool_result" not in out

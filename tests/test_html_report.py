@@ -19,6 +19,7 @@ from harness.adapters.registry import resolve_adapter
 from harness.cli import main
 from harness.html_report import FOLD_AT, render_report, write_report
 from harness.model import session as ev
+from harness.model.trace import Trace
 from harness.replay import replay
 from harness.replay.cases import cases_for
 from harness.replay.result import ScenarioResult
@@ -118,7 +119,7 @@ def test_everything_from_scenarios_and_adapters_is_escaped():
     result = _results(*SESSION)[0]
     scenario = as_session(result.scenario)
     evil = "<script>alert(1)</script>"
-    trace = tuple(
+    trace = Trace(
         dataclasses.replace(e, text=f"</span>{evil}") if isinstance(e, ev.MessageDelta) else e
         for e in scenario.trace
     )

@@ -63,3 +63,17 @@ def test_an_installed_copy_finds_its_library(wheel: Path, tmp_path: Path) -> Non
     where, counts = done.stdout.splitlines()
     assert where == str(tmp_path / "site" / "harness" / "builtin_scenarios")
     assert counts == f"{len(list((ROOT / 'scenarios').rglob('*.yaml')))} 0"
+
+
+def test_installing_the_harness_brings_no_pytest_asyncio(wheel: Path) -> None:
+    """Unused by the harness, it warned on each of a user's runs about an option of its own
+    ("asyncio_default_fixture_loop_scope is unset")."""
+    names = zipfile.ZipFile(wheel).namelist()
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA")))
+    requires = [
+        line.split(":", 1)[1].strip()
+        for line in metadata.decode().splitlines()
+        if line.startswith("Requires-Dist:")
+    ]
+    assert "pytest-asyncio" not in " ".join(r for r in requires if "extra ==" not in r)
+    assert any(r.startswith("pytest>") for r in requires)

@@ -12,6 +12,7 @@ from harness.library import library_path
 from harness.replay import ScenarioResult, replay
 from harness.report import (
     MAX_VIOLATIONS_SHOWN,
+    expected_diff,
     render_failure,
     render_table,
     reproduce_commands,
@@ -45,7 +46,7 @@ def test_a_driver_failure_shows_the_turn_events_around_the_violation(driver_fail
     turn = driver_failure.scenario.turn
     text = render_failure(driver_failure)
     event = turn[at]
-    marked = [line for line in text.splitlines() if line.lstrip().startswith(">")]
+    marked = [line for line in text.splitlines() if re.match(r"\s*>\s+\d", line)]
     # one marked event per root cause; what follows from one is a line beneath it, no excerpt
     assert len(marked) == len(driver_failure.root_causes)
     assert re.search(
@@ -103,16 +104,23 @@ def test_an_error_says_the_adapter_misbehaved(session_failure):
     assert render_failure(result).splitlines()[0] == "the adapter misbehaved: it raised"
 
 
-def test_reproduce_commands(session_failure):
-    path, scenario_id = session_failure.scenario.path, session_failure.scenario.id
+def test_reproduce_commands(session_failure, tmp_path, monkeypatch):
+    scenario_id = session_failure.scenario.id
+    # from a folder outside the checkout, a library scenario is named as pytest names it
+    monkeypatch.chdir(tmp_path)
+    path = f"harness-library/session/{scenario_id}.yaml"
     assert reproduce_commands(session_failure, "exec:node my consumer.mjs", pytest=True) == [
-        f"harness run {path} --adapter 'exec:node my consumer.mjs'",
+        f"python -m harness run {path} --adapter 'exec:node my consumer.mjs'",
         f"python -m pytest --harness-adapter='exec:node my consumer.mjs' "
         f"--harness-scenario={scenario_id}",
     ]
     assert reproduce_commands(session_failure, SESSION_MUTANT) == [
-        f"harness run {path} --adapter {SESSION_MUTANT}"
+        f"python -m harness run {path} --adapter {SESSION_MUTANT}"
     ]
+    # an adapter the configuration gives is left to it: the node id stays as it was
+    assert reproduce_commands(session_failure, SESSION_MUTANT, pytest=True, adapter_option=False)[
+        1
+    ] == (f"python -m pytest --harness-scenario={scenario_id}")
     # an adapter given as an object: only pytest can run that case again
     assert reproduce_commands(session_failure, None, pytest=True) == [
         f"python -m pytest --harness-scenario={scenario_id}"
@@ -143,6 +151,84 @@ def test_no_harness_run_command_for_a_driver_case_that_needs_a_registered_codec(
         session = reproduce_commands(session_failure, SESSION_MUTANT, pytest=True)
     finally:
         unregister_codec("gateway-test")
-    assert [c.split()[0] for c in driver] == ["python"]
-    assert [c.split()[0] for c in session] == ["harness", "python"]
-    assert reproduce_commands(driver_failure, DRIVER_MUTANT)[0].startswith("harness run ")
+    assert [c.split()[2] for c in driver] == ["pytest"]
+    assert [c.split()[2] for c in session] == ["harness", "pytest"]
+    assert reproduce_commands(driver_failure, DRIVER_MUTANT)[0].startswith("python -m harness run ")
+
+
+def test_a_driver_failure_shows_the_chunks_around_the_one_its_message_names():
+    result = _failure(
+        "driver/anthropic-framing-quirks.yaml", "driver-mutant-anthropic-ends-at-first-message-stop"
+    )
+    (stopped,) = [v for v in result.violations if v.rule == "turn-lifetime"]
+    found = re.search(r"after chunk (\d+)", stopped.message)
+    assert found is not None and result.driver_run is not None
+    named, fed = int(found.group(1)), result.driver_run.chunks
+    text = render_failure(result)
+    # the named chunk marked, one either side, each with its event and its data escaped
+    for number in (named - 1, named, named + 1):
+        marker = ">" if number == named else " "
+        read = fed[number - 1]
+        shown = repr(read.data)
+        shown = shown if len(shown) <= 100 else shown[:97] + "..."
+        assert f"{marker} chunk {number:>4}  event {read.origin:<4} {shown}" in text
+    assert f"chunk {named + 2:>4}" not in text
+    assert all("\n" not in repr(line) for line in text.splitlines())
+
+
+def test_a_violation_naming_no_chunk_shows_the_chunk_carrying_its_event():
+    result = _failure(
+        "driver/anthropic-framing-quirks.yaml", "driver-mutant-anthropic-ends-at-first-message-stop"
+    )
+    (order,) = [v for v in result.violations if v.rule == "order"]
+    assert "chunk" not in order.message and result.driver_run is not None
+    first = next(
+        n for n, r in enumerate(result.driver_run.chunks, 1) if r.carried == order.event_index
+    )
+    assert re.search(
+        rf"^\s+> chunk {first:>4}  event {order.event_index} ", render_failure(result), re.M
+    )
+
+
+def test_a_failed_session_scenario_shows_the_transcript_against_the_references():
+    result = _failure(
+        "session/backward-attachment-basic.yaml", "session-mutant-attach-at-next-message"
+    )
+    diff = expected_diff(result)
+    assert diff[:2] == ["--- expected (session-reference)", "+++ observed"]
+    # the call is shown under m2, where the reference shows it under m1
+    assert "+main  m2 assistant 'The config turns debugging on.'" in diff
+    assert "-main  m2 assistant 'The config turns debugging on.'" in diff
+    assert " main      call toolu_01 (workspace_read) -> 'debug: true'" in diff
+    assert "what the reference shows (-) against what the adapter showed (+):" in render_failure(
+        result
+    )
+
+
+def test_a_failed_history_scenario_shows_the_stored_history_and_rebuilt_transcript_diff():
+    result = _failure(
+        "history/cancel-parallel-one-completed.yaml", "history-mutant-resume-skips-tool-calls"
+    )
+    diff = expected_diff(result)
+    assert "-main      call toolu_01Unit (bash_command) -> '412 passed'" in diff
+    assert not any(line.startswith("+") and not line.startswith("+++") for line in diff)
+    left_open = _failure(
+        "history/cancel-parallel-one-completed.yaml", "history-mutant-interrupted-left-open"
+    )
+    assert any(line.startswith("-    tool_result toolu_02") for line in expected_diff(left_open))
+
+
+def test_no_diff_for_a_passing_result_or_a_driver_failure(session_failure, driver_failure):
+    assert expected_diff(replace(session_failure, status="pass")) == []
+    assert expected_diff(driver_failure) == []
+
+
+def test_harness_run_finds_a_library_scenario_as_the_reproduce_command_names_it(
+    session_failure, tmp_path, monkeypatch, capsys
+):
+    from harness.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (command,) = reproduce_commands(session_failure, SESSION_MUTANT)
+    assert main(command.split()[3:]) == 1
+    assert f"[{session_failure.violations[0].rule}]" in capsys.readouterr().out

@@ -21,7 +21,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, overload
+from typing import Any, Literal, NamedTuple, overload
 
 from harness.history.convert import (
     HistoryFormatError,
@@ -54,9 +54,48 @@ class PairingProblem:
     message_index: int
     tool_id: str
     message: str
+    #: the message's role as the input spells it (``tool`` for an OpenAI tool message)
+    role: str = ""
 
     def __str__(self) -> str:
-        return f"message {self.message_index}: {self.kind}: tool {self.tool_id}: {self.message}"
+        """Counted from 1, as a reader counts messages, with the role."""
+        where = f"message {self.message_index + 1}" + (f" ({self.role})" if self.role else "")
+        return f"{where}: {self.kind}: tool {self.tool_id}: {self.message}"
+
+
+class _Words(NamedTuple):
+    """How a shape's own documentation names the parts of a pairing."""
+
+    use: str  # a call
+    result: str  # its answer
+    holds: str  # what a message answering a call is
+    results_message: str  # the message that must follow a call
+
+
+_WORDS = {
+    "anthropic": _Words(
+        "tool_use", "tool_result", "holds a tool_result for", "user message with its tool_result"
+    ),
+    "openai": _Words(
+        "tool call", "tool message", "is a tool message for", "tool message answering it"
+    ),
+}
+
+
+class _Say:
+    """Sentences about one history, its messages counted from 1 with their roles."""
+
+    def __init__(self, shape: str, turns: Sequence[_Turn]) -> None:
+        self.words = _WORDS.get(shape, _WORDS["anthropic"])
+        self.roles: dict[int, str] = {}
+        for turn in turns:
+            for item in turn.items:
+                tool = shape == "openai" and isinstance(item.block, ToolResultBlock)
+                self.roles.setdefault(item.index, "tool" if tool else turn.label)
+            self.roles.setdefault(turn.index, turn.label)
+
+    def message(self, index: int) -> str:
+        return f"message {index + 1} ({self.roles.get(index, '?')})"
 
 
 def validate_history(
@@ -72,13 +111,15 @@ def validate_history(
 
     A list that is not a history raises ``HistoryFormatError``.
     """
-    turns = _read(messages)[1]
+    shape, turns = _read(messages)
+    say = _Say(shape, turns)
     pairing = _pair(turns)
     problems = []
     for k, turn in enumerate(turns):
         for call in pairing.missing.get(k, ()):
+            text = _missing(say, turns, k, call)
             problems.append(
-                PairingProblem("missing_result", turn.index, call.id, _missing(turns, k, call))
+                PairingProblem("missing_result", turn.index, call.id, text, say.roles[turn.index])
             )
         for p, item in enumerate(turn.items):
             status = pairing.status.get((k, p))
@@ -86,16 +127,18 @@ def validate_history(
                 tool_id = _result_id(item)
                 kind: ProblemKind = "orphan_result" if status == "orphan" else "duplicate_result"
                 text = (
-                    _orphan(turns, k, item, pairing)
+                    _orphan(say, turns, k, item, pairing)
                     if status == "orphan"
-                    else _duplicate(turns, k, item)
+                    else _duplicate(say, turns, k, item)
                 )
-                problems.append(PairingProblem(kind, item.index, tool_id, text))
-        problems += _results_after_content(turn)
+                problems.append(
+                    PairingProblem(kind, item.index, tool_id, text, say.roles[item.index])
+                )
+        problems += _results_after_content(turn, say)
     return problems
 
 
-def _results_after_content(turn: _Turn) -> list[PairingProblem]:
+def _results_after_content(turn: _Turn, say: _Say | None = None) -> list[PairingProblem]:
     if turn.role != "user":
         return []
     problems, other = [], False
@@ -103,13 +146,15 @@ def _results_after_content(turn: _Turn) -> list[PairingProblem]:
         if not isinstance(item.block, ToolResultBlock):
             other = True
         elif other:
+            where = say.message(item.index) if say else f"message {item.index + 1}"
             problems.append(
                 PairingProblem(
                     "result_after_content",
                     item.index,
                     item.block.tool_use_id,
-                    f"the tool_result for {item.block.tool_use_id!r} in message {item.index} "
-                    "comes after other content; a user message's tool_result blocks should come first",
+                    f"the tool_result for {item.block.tool_use_id!r} in {where} comes after "
+                    "other content; a user message's tool_result blocks should come first",
+                    say.roles.get(item.index, "") if say else "",
                 )
             )
     return problems
@@ -306,42 +351,40 @@ def _result_id(item: _Item) -> str:
 # -- sentences ---------------------------------------------------------------------------------
 
 
-def _missing(turns: Sequence[_Turn], k: int, call: ToolUseBlock) -> str:
-    said = f"assistant message {turns[k].index} calls {call.name!r} as tool_use {call.id!r}"
+def _missing(say: _Say, turns: Sequence[_Turn], k: int, call: ToolUseBlock) -> str:
+    w = say.words
+    said = f"{say.message(turns[k].index)} calls {call.name!r} as {w.use} {call.id!r}"
     after = turns[k + 1] if k + 1 < len(turns) else None
     if after is None:
-        return f"{said}, but no message follows it with the tool_result"
+        return f"{said}, but no message follows it with its {w.result}"
     if after.role == "user":
-        return f"{said}, but the next message ({after.index}) has no tool_result for it"
-    return (
-        f"{said}, but the next message ({after.index}) is {_a(after.label)} message, not the "
-        "user message with its tool_result"
-    )
+        return f"{said}, but the next, {say.message(after.index)}, has no {w.result} for it"
+    return f"{said}, but the next, {say.message(after.index)}, is not the {w.results_message}"
 
 
-def _orphan(turns: Sequence[_Turn], k: int, item: _Item, pairing: _Pairing) -> str:
+def _orphan(say: _Say, turns: Sequence[_Turn], k: int, item: _Item, pairing: _Pairing) -> str:
+    w = say.words
     tool_id = _result_id(item)
-    said = f"message {item.index} holds a tool_result for {tool_id!r}"
+    said = f"{say.message(item.index)} {w.holds} {tool_id!r}"
     before = turns[k - 1] if k else None
     if before is None:
         text = f"{said}, but no assistant message comes before it"
     elif before.role == "assistant":
-        text = f"{said}, but the assistant message before it ({before.index}) has no tool_use {tool_id!r}"
+        text = f"{said}, but the one before it, {say.message(before.index)}, has no {w.use} {tool_id!r}"
     else:
         text = (
-            f"{said}, but the message before it ({before.index}) is {_a(before.label)} message, "
-            "not the assistant message that made the call"
+            f"{said}, but the one before it, {say.message(before.index)}, is not the assistant "
+            "message that made the call"
         )
     callers = pairing.callers.get(tool_id, [])
     nearest = bisect_left(callers, k)
     if not nearest:
         return text
-    return (
-        f"{text}; tool_use {tool_id!r} is in assistant message {turns[callers[nearest - 1]].index}"
-    )
+    return f"{text}; {w.use} {tool_id!r} is in {say.message(turns[callers[nearest - 1]].index)}"
 
 
-def _duplicate(turns: Sequence[_Turn], k: int, item: _Item) -> str:
+def _duplicate(say: _Say, turns: Sequence[_Turn], k: int, item: _Item) -> str:
+    w = say.words
     tool_id = _result_id(item)
     first = next(
         i
@@ -349,10 +392,7 @@ def _duplicate(turns: Sequence[_Turn], k: int, item: _Item) -> str:
         if isinstance(i.block, ToolResultBlock) and i.block.tool_use_id == tool_id
     )
     return (
-        f"message {item.index} holds a second tool_result for {tool_id!r}; tool_use {tool_id!r} of "
-        f"assistant message {turns[k - 1].index} already has one (in message {first.index})"
+        f"{say.message(item.index)} answers {w.use} {tool_id!r} of "
+        f"{say.message(turns[k - 1].index)} a second time; {say.message(first.index)} "
+        "already answers it"
     )
-
-
-def _a(word: str) -> str:
-    return f"an {word}" if word[:1] in "aeio" else f"a {word}"  # a user, an assistant

@@ -1,12 +1,17 @@
 """The cases an adapter runs: each scenario of its layer, driver scenarios once per case of the
-quirk cross product in the adapter's dialect (``harness.scenario.cases``)."""
+quirk cross product in the adapter's dialect (``harness.scenario.cases``); and one case picked by
+dialect and quirks, with the exact chunks a driver reads in it (``harness serve`` serves them,
+``harness show`` prints them)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from harness._errors import UsageError
 from harness.adapters.registry import AdapterInfo, adapter_dialect
 from harness.codecs import Codec, dialects
+from harness.model.driver import WireChunk
+from harness.replay.driver import DriverReplay
 from harness.scenario import DriverScenario, Scenario
 from harness.scenario.cases import ALL, NONE, Selection, driver_cases, select_cases
 
@@ -42,3 +47,60 @@ def cases_for(
             out.append(scenario)  # the dialect cannot carry it at all: its replay says why
         # else: the one case the selection names, which this scenario cannot carry, left out
     return out
+
+
+def pick_case(
+    scenario: DriverScenario,
+    dialect: str | None,
+    quirks: tuple[str, ...],
+    codecs: Mapping[str, Codec],
+) -> tuple[DriverScenario, Codec]:
+    """The one case adding ``quirks``, in ``dialect`` or the scenario's first dialect that
+    carries it, with that dialect's codec; a ``UsageError`` says why there is none."""
+    where = f"{scenario.path}: {scenario.id}"
+    if dialect is not None:
+        codec = codecs.get(dialect)
+        if codec is None:
+            raise UsageError(f"no dialect {dialect!r}; the dialects are {', '.join(codecs)}")
+        case = _case_in(scenario, codec, quirks)
+        if isinstance(case, str):
+            raise UsageError(f"{where}: {case}")
+        return case, codec
+    reasons = []
+    for name in scenario.dialects or tuple(codecs):
+        codec = codecs.get(name)
+        if codec is None:
+            continue
+        case = _case_in(scenario, codec, quirks)
+        if not isinstance(case, str):
+            return case, codec
+        reasons.append(case)
+    raise UsageError(f"{where}: no dialect can carry it:\n  " + "\n  ".join(reasons))
+
+
+def _case_in(
+    scenario: DriverScenario, codec: Codec, quirks: tuple[str, ...]
+) -> DriverScenario | str:
+    """The one case of ``select_cases`` that adds ``quirks``, or why there is none."""
+    if scenario.dialects and codec.name not in scenario.dialects:
+        return f"it runs in {', '.join(scenario.dialects)}, not {codec.name}"
+    if scenario.raw_wire and quirks:
+        return "it is a recorded stream, served as recorded: it takes no quirks"
+    try:
+        cases = select_cases(scenario, codec, quirks or NONE)
+    except ValueError as exc:
+        return str(exc)
+    if cases:
+        return cases[0]
+    asked = (*scenario.quirks, *quirks)
+    with_quirks = f" with {', '.join(asked)}" if asked else ""
+    reason = codec.can_express(scenario.turn, asked) or (
+        f"its cancellation (after read {scenario.cancel_after_reads}) comes after the stream ends"
+    )
+    return f"the {codec.name} dialect cannot carry it{with_quirks}: {reason}"
+
+
+def fed_chunks(case: DriverScenario, codec: Codec) -> tuple[WireChunk, ...]:
+    """The chunks a driver that reads whole events is fed in ``case``, in order: chunk N of a
+    failure message is ``fed_chunks(...)[N - 1]``."""
+    return DriverReplay(case, (), {codec.name: codec}).chunks(codec)

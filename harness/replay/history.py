@@ -30,8 +30,8 @@ class HistoryReplay(SessionReplay):
         super().__init__(scenario, rules)
         self.roots_at: dict[int, tuple[str, ...]] = {}
         self.at_rest: dict[int, frozenset[str]] = {}
-        #: each top-level session's stored history at the last checkpoint
-        self.histories: dict[str, tuple[HistoryMessage, ...]] | None = None
+        #: each top-level session as the adapter showed it at the final checkpoint
+        self.histories: dict[str, StoredSession] | None = None
         self._scan_sessions()
 
     def _scan_sessions(self) -> None:
@@ -79,7 +79,8 @@ class HistoryReplay(SessionReplay):
                 rebuilt,
                 at_rest=session_id in self.at_rest[checkpoint.index],
             )
-        self.histories = {sid: stored.stored for sid, stored in sessions.items()}
+        if checkpoint.final:
+            self.histories = sessions
         context = HistoryCheck(self.ledger, self.trace, checkpoint, sessions)
         for rule in self.rules:
             for violation in rule.check(context):

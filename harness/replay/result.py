@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from harness.model.driver import DriverObservation
-from harness.model.history import HistoryMessage
 from harness.model.observation import Observation
 from harness.rules.driver import DriverRun
+from harness.rules.history import StoredSession
 from harness.rules.registry import Violation
 from harness.scenario import Scenario
 
@@ -37,10 +38,9 @@ class ScenarioResult:
     #: a driver replay's reads, outputs and where each came out, as the rules saw them (the
     #: HTML report draws them); None for the other layers
     driver_run: DriverRun | None = field(default=None, compare=False, repr=False)
-    #: a history replay's stored histories at the end, by top-level session
-    histories: dict[str, tuple[HistoryMessage, ...]] | None = field(
-        default=None, compare=False, repr=False
-    )
+    #: the history layer: what the adapter stored (and rebuilt) for each top-level session at
+    #: the end, or None if the replay did not get that far
+    histories: Mapping[str, StoredSession] | None = field(default=None, compare=False, repr=False)
 
     @property
     def adapter_seconds(self) -> float:

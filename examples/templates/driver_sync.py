@@ -1,0 +1,88 @@
+"""A minimal driver-layer adapter for OpenAI Chat Completions: copy it, and put your stream
+reader inside.
+
+    python -m pytest --harness-adapter=driver_sync:make_adapter
+
+``drive`` gets an iterator of chunks, each one whole server-sent event as the body carries it
+(``'data: {...}\\n\\n'``, the last ``'data: [DONE]\\n\\n'``), and yields what the driver emits:
+text as it streams, each tool call once it is complete, then the end of the turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from harness import TextOut, ToolCallOut, TurnEnd
+
+Output = TextOut | ToolCallOut | TurnEnd
+
+#: the wire's finish reasons in canonical form
+STOP_REASONS = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
+
+
+class ChatReader:
+    """The stream reader, without I/O: fed one chunk at a time, it says what to emit (so the
+    sync and the async driver share it)."""
+
+    def __init__(self) -> None:
+        self.calls: dict[Any, dict[str, str]] = {}  # the stream's key of a call -> its parts
+        self.open_key: Any = None
+        self.done = False  # the body ended: read no further
+
+    def read(self, chunk: str) -> list[Output]:
+        data = "".join(line[5:].strip() for line in chunk.splitlines() if line.startswith("data:"))
+        if data == "[DONE]":
+            self.done = True
+            return []
+        if not data:
+            return []  # a comment or a keep-alive
+        out: list[Output] = []
+        for choice in json.loads(data).get("choices") or []:  # usage chunks have none
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                out.append(TextOut(delta["content"]))
+            for part in delta.get("tool_calls") or []:
+                key = part.get("index", part.get("id") or self.open_key)
+                if key != self.open_key and self.open_key in self.calls:
+                    out.append(_complete(self.calls.pop(self.open_key)))  # the next call ends it
+                self.open_key = key
+                call = self.calls.setdefault(key, {"id": "", "name": "", "arguments": ""})
+                call["id"] = part.get("id") or call["id"]
+                function = part.get("function") or {}
+                call["name"] = function.get("name") or call["name"]
+                call["arguments"] += function.get("arguments") or ""
+            if choice.get("finish_reason"):
+                out.extend(_complete(call) for call in self.calls.values())
+                self.calls.clear()
+                out.append(TurnEnd(STOP_REASONS.get(choice["finish_reason"], "end_turn")))
+        return out
+
+
+def _complete(call: dict[str, str]) -> ToolCallOut:
+    try:
+        json.loads(call["arguments"] or "{}")
+        valid = True
+    except ValueError:
+        valid = False  # cut short or corrupt: say so, never guess
+    return ToolCallOut(call["id"], call["name"], call["arguments"], valid)
+
+
+class ChatDriver:
+    layers = ("driver",)
+    dialect = "openai-chat"
+
+    def drive(self, chunks: Iterator[str]) -> Iterator[Output]:
+        reader = ChatReader()
+        try:
+            for chunk in chunks:  # a cancellation raises out of this read: let it
+                yield from reader.read(chunk)
+                if reader.done:
+                    break
+        finally:
+            chunks.close()  # type: ignore[attr-defined]  # however drive ends
+
+
+def make_adapter() -> ChatDriver:
+    return ChatDriver()

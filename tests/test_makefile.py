@@ -1,0 +1,78 @@
+"""The Makefile's environment: an unsupported Python stops it clearly, before any .venv exists,
+and a .venv left broken by an earlier run is made again rather than breaking every later one."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+#: stand-ins for interpreters: the Makefile asks them their version and makes venvs with them
+OLD_PYTHON = """#!/bin/sh
+case "$1" in --version) echo "Python 3.9.2";; -c) exit 1;; esac
+"""
+#: a supported Python whose venvs' python records what it is asked to install
+GOOD_PYTHON = """#!/bin/sh
+case "$1" in
+  --version) echo "Python 3.11.9";;
+  -c) exit 0;;
+  -m) mkdir -p "$3/bin"
+      printf '#!/bin/sh\\ncase "$1" in -c) exit 0;; esac\\necho "$@" >> "$0.log"\\n' > "$3/bin/python"
+      chmod +x "$3/bin/python";;
+esac
+"""
+
+
+def _project(tmp_path: Path) -> Path:
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    for name, text in (("oldpy", OLD_PYTHON), ("goodpy", GOOD_PYTHON)):
+        (tmp_path / name).write_text(text)
+        (tmp_path / name).chmod(0o755)
+    return tmp_path
+
+
+def _make(project: Path, python: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["make", "--no-print-directory", ".venv/.installed", f"PYTHON=./{python}"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_an_unsupported_python_stops_clearly_and_leaves_no_venv(tmp_path):
+    project = _project(tmp_path)
+    done = _make(project, "oldpy")
+    assert done.returncode != 0
+    assert "needs Python 3.11 or newer; ./oldpy is Python 3.9.2" in done.stderr
+    assert "PYTHON=python3.11" in done.stderr
+    assert not (project / ".venv").exists()
+
+
+def test_a_broken_venv_is_made_again_and_the_install_says_what_it_installs(tmp_path):
+    project = _project(tmp_path)
+    broken = project / ".venv" / "bin" / "python"
+    broken.parent.mkdir(parents=True)
+    broken.write_text(OLD_PYTHON)  # as a run with an old Python left it
+    broken.chmod(0o755)
+    done = _make(project, "goodpy")
+    assert done.returncode == 0, done.stderr
+    assert ".venv is broken or made by an unsupported Python: making it again" in done.stdout
+    assert "creating .venv with Python 3.11.9" in done.stdout
+    assert "installing streamharness and its test tools and consumer libraries" in done.stdout
+    asked = (project / ".venv" / "bin" / "python.log").read_text().splitlines()
+    assert asked[-1] == "-m pip install --progress-bar off -e .[test,libs]"
+    assert (project / ".venv" / ".installed").exists()
+    # a sound venv is kept: nothing is made again
+    (project / ".venv" / ".installed").unlink()
+    again = _make(project, "goodpy")
+    assert again.returncode == 0 and "making it again" not in again.stdout

@@ -1,0 +1,124 @@
+"""The adapter templates docs/ADAPTERS.md shows (examples/templates/): each is an adapter the
+harness accepts, sync and async alike, replayed over the library's scenarios of its layer."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness import (
+    AsyncDriverAdapter,
+    AsyncHistoryAdapter,
+    AsyncSessionAdapter,
+    DriverAdapter,
+    HistoryAdapter,
+    SessionAdapter,
+    replay,
+)
+from harness.adapters.registry import resolve_adapter
+from harness.library import library_path
+from harness.replay.cases import cases_for
+from tests.scenarios_for_tests import load_every
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATES = ROOT / "examples" / "templates"
+
+#: template -> its layer, the protocol it meets, and library scenarios it must pass
+CASES = {
+    "session_sync": ("session", SessionAdapter, ["backward-attachment-basic"]),
+    "session_async": ("session", AsyncSessionAdapter, ["backward-attachment-basic"]),
+    "history_sync": ("history", HistoryAdapter, ["parallel-results-reverse-order"]),
+    "history_async": ("history", AsyncHistoryAdapter, ["parallel-results-reverse-order"]),
+    "driver_sync": ("driver", DriverAdapter, ["parallel-calls", "text-before-tool-call"]),
+    "driver_async": ("driver", AsyncDriverAdapter, ["parallel-calls", "text-before-tool-call"]),
+}
+
+
+@pytest.fixture(autouse=True)
+def templates_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(TEMPLATES))
+
+
+def test_every_template_is_tested_and_named_in_the_doc():
+    assert sorted(p.stem for p in TEMPLATES.glob("*.py")) == sorted(CASES)
+    doc = (ROOT / "docs" / "ADAPTERS.md").read_text()
+    for name in CASES:
+        assert f"examples/templates/{name}.py" in doc
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_template_replays_its_layer_without_an_adapter_error(name):
+    layer, protocol, must_pass = CASES[name]
+    info = resolve_adapter(f"{name}:make_adapter")
+    assert isinstance(info.factory(), protocol)
+    scenarios = [s for s in load_every(library_path() / layer)]
+    results = [replay(case, info) for case in cases_for(scenarios, info, "none")]
+    errors = [f"{r.scenario.case_id}: {r.error}" for r in results if r.status == "error"]
+    assert not errors  # what it returns has the shape the doc gives
+    passed = {r.scenario.id for r in results if r.status == "pass"}
+    assert set(must_pass) <= passed
+    # a template is minimal, not the reference: its failures are the rules' to report
+    assert all(re.fullmatch(r"[a-z-]+", rule) for r in results for rule in r.rules_broken)
+
+
+DOC = (ROOT / "docs" / "ADAPTERS.md").read_text()
+
+
+def _table_column(heading: str) -> list[str]:
+    """The first column's code names of the table under ``heading``'s section."""
+    section = DOC.split(heading, 1)[1].split("\n#", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [name for row in rows for name in re.findall(r"`([a-z_-]+)`", row.split("|")[1])]
+
+
+def test_the_doc_names_every_dialect_stop_reason_contract_and_read_mode():
+    from harness.codecs import dialects
+    from harness.model.driver import STOP_REASONS
+    from harness.replay.driver import READS
+    from harness.rules.driver import CONTRACTS
+
+    assert _table_column("### What a chunk is") == list(dialects())
+    assert sorted(_table_column("### When a call is complete")) == sorted(dialects())
+    assert "`end_turn`, `tool_use`, `max_tokens` or `stop_sequence`" in DOC
+    assert list(STOP_REASONS) == ["end_turn", "tool_use", "max_tokens", "stop_sequence"]
+    assert f'emits_calls = "{CONTRACTS[0]}"' in DOC and f'"{CONTRACTS[1]}"' in DOC
+    assert f'reads = "{READS[0]}"' in DOC and f'"{READS[1]}"' in DOC
+
+
+def test_the_doc_shows_chunks_as_a_driver_reads_them():
+    from harness.codecs import dialects
+    from harness.replay.cases import fed_chunks, pick_case
+    from harness.scenario import DriverScenario, load_scenario
+
+    scenario = load_scenario(library_path() / "driver" / "text-before-tool-call.yaml")
+    assert isinstance(scenario, DriverScenario)
+
+    def chunks(dialect: str) -> list[str]:
+        case, codec = pick_case(scenario, dialect, (), dialects())
+        return [c.data for c in fed_chunks(case, codec)]
+
+    assert chunks("openai-chat")[-1] == "data: [DONE]\n\n"
+    assert chunks("anthropic")[0].startswith("event: message_start\ndata: {")
+    assert chunks("anthropic")[-1].startswith("event: message_stop\n")
+    array = chunks("gemini-json-array")
+    assert array[0].startswith("[{") and array[1].startswith("\n,\r\n{") and array[-1] == "\n]"
+    assert chunks("ag-ui")[0].startswith('data: {"type":"RUN_STARTED"')
+    assert "response.completed" in chunks("openai-responses")[-1]
+
+
+def test_the_doc_gives_every_session_event_and_observation_field():
+    from dataclasses import fields
+
+    from harness.model.observation import AttachedCall, Message, Notification, ToolStream
+    from harness.model.session import EVENT_TYPES
+    from harness.replay.driver import StreamCancelled
+
+    kinds = set(_table_column("## The session layer"))
+    assert kinds == set(EVENT_TYPES) - {"checkpoint"}  # a checkpoint is never fed
+    for cls in (Notification, AttachedCall, Message, ToolStream):
+        for field in fields(cls):
+            assert f'"{field.name}"' in DOC, (cls.__name__, field.name)
+    assert "harness.replay.driver.StreamCancelled" in DOC
+    assert issubclass(StreamCancelled, BaseException) and not issubclass(StreamCancelled, Exception)

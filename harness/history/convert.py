@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from harness._errors import HarnessError
+from harness._yaml import MAX_DEPTH
 from harness.model.history import (
     Block,
     HistoryMessage,
@@ -587,10 +588,24 @@ def parse_history_json(text: str) -> HistoryDocument:
     """
     try:
         value = json.loads(text)
+        deep = _deeper_than(value, MAX_DEPTH)
     except json.JSONDecodeError as exc:
         raise HistoryFormatError(
             f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", line=exc.lineno
         ) from None
+    except RecursionError:
+        deep = True
+    except ValueError as exc:  # an integer longer than Python converts
+        long = _LONG_NUMBER.search(text)
+        raise HistoryFormatError(
+            f"not JSON the harness can read: {str(exc).split(';')[0]}",
+            line=text.count("\n", 0, long.start()) + 1 if long else 1,
+        ) from None
+    if deep:
+        raise HistoryFormatError(
+            f"the JSON nests deeper than {MAX_DEPTH} levels, more than a history may",
+            line=text.count("\n", 0, _too_deep(text)) + 1,
+        )
     start = _skip(text, 0)
     if isinstance(value, list):
         return HistoryDocument(value, _lines(text, _elements(text, start)))
@@ -608,6 +623,43 @@ def parse_history_json(text: str) -> HistoryDocument:
         )
     assert where is not None
     return HistoryDocument(value["messages"], _lines(text, _elements(text, where)), value)
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_LONG_NUMBER = re.compile(r"\d{4000,}")
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether a parsed JSON value nests deeper than ``limit`` (level by level: no recursion,
+    and one pass over the containers)."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(limit):
+        below: list[Any] = []
+        for item in level:
+            below += [
+                child
+                for child in (item.values() if isinstance(item, dict) else item)
+                if isinstance(child, (dict, list))
+            ]
+        if not below:
+            return False
+        level = below
+    return True
+
+
+def _too_deep(text: str) -> int:
+    """Where the JSON text first nests deeper than ``MAX_DEPTH`` (called only when the parser
+    gave up: this scan is slower than parsing, and stops there)."""
+    depth = 0
+    for token in _TOKEN.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return token.start()
+        elif char in "]}":
+            depth -= 1
+    return 0
 
 
 def _elements(text: str, start: int) -> list[int]:

@@ -71,11 +71,13 @@ class Fields:
                 self.fail(self.line, f"{self.where} is missing the required field {key!r}")
             return default
         value = self.data[key]
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        if not isinstance(value, str):
+            hint = f" (quote it: '{value}')" if isinstance(value, (int, float)) else ""
             self.fail(
-                self.line_of(key), f"{key!r} in {self.where} should be text, got {_describe(value)}"
+                self.line_of(key),
+                f"{key!r} in {self.where} should be text, got {_describe(value)}{hint}",
             )
-        return str(value)
+        return value
 
     def optional_str(self, key: builtins.str) -> builtins.str | None:
         if self.data.get(key) is None:

@@ -18,11 +18,11 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
 from harness._errors import UsageError, WireError
+from harness._files import read_text
 from harness.wire.cassette import Interaction, read_cassette
 from harness.wire.sse import parse_jsonl
 
@@ -313,14 +313,7 @@ def _from_interaction(interaction: Interaction) -> RecordedResponse:
 
 
 def _from_file(name: str) -> RecordedResponse:
-    try:
-        raw = Path(name).read_bytes()
-        text = raw.decode("utf-8")
-    except OSError as exc:
-        raise WireError(name, 1, f"cannot read the recording: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise WireError(name, line, "the recording is not UTF-8 text") from None
+    text = read_text(name, what="recording")
     framing = framing_of_text(text)
     body = _as_sse(text, name) if framing == "jsonl" else text
     dialect = _dialect_of_body(body, framing) if framing else None

@@ -151,8 +151,12 @@ def _recorded_wire(
                 "there is nothing to replay or check",
             )
         return dialect, split_sse(body, source=source), turn, recording
-    except (WireError, OSError, UnicodeDecodeError) as exc:
-        w.fail(w.line, f"the recorded stream cannot be read: {exc}")
+    except WireError as exc:
+        if given[0] == "body":
+            # an inline body's line n is a line of this file when it can be followed
+            inline = _inline(r.text, w.line_of("body"), w.str("body"), r.path)
+            w.fail(inline.line(exc.line), f"the recorded stream cannot be read: {exc.message}")
+        w.fail(w.line_of(given[0]), f"the recorded stream cannot be read: {exc}")
 
 
 def _inline(text: str, at: int, body: str, path: str) -> Recording:

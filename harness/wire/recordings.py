@@ -392,7 +392,7 @@ def _first_object(body: str, framing: Framing) -> dict[str, object] | None:
             return None
         try:
             value, _ = json.JSONDecoder().raw_decode(body, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # the decoder says why, at its line
             return None
         return value if isinstance(value, dict) else None
     for line in body.splitlines():
@@ -401,7 +401,7 @@ def _first_object(body: str, framing: Framing) -> dict[str, object] | None:
             continue
         try:
             value = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         return value if isinstance(value, dict) else None
     return None

@@ -181,7 +181,12 @@ def _line(node: yaml.Node) -> int:
 
 def _child(node: yaml.MappingNode, key: str) -> yaml.Node | None:
     for key_node, value_node in node.value:
-        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+        # a key tagged otherwise (``!!binary interactions``) is not the text key in the data
+        if (
+            isinstance(key_node, yaml.ScalarNode)
+            and key_node.tag == "tag:yaml.org,2002:str"
+            and key_node.value == key
+        ):
             found: yaml.Node = value_node
             return found
     return None

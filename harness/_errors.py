@@ -52,6 +52,15 @@ if TYPE_CHECKING:
     from harness.replay.result import ScenarioResult
 
 
+def excerpt(value: object, limit: int = 60) -> str:
+    """``value`` as a message quotes what a file holds: its ``repr`` (so escaped), and no more
+    than ``limit`` characters of it."""
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit]) + "..."
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 class HarnessError(Exception):
     """Root of the harness's own exceptions."""
 

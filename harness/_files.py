@@ -149,9 +149,10 @@ def recordings_roots() -> tuple[Path, ...]:
     """The folders outside a scenario's own tree its recordings may be in: the built-in
     recordings (next to the built-in library, packaged or in a checkout) and every folder
     ``HARNESS_RECORDINGS_ROOT`` names."""
-    from harness.library import library_path
-
-    roots = [library_path().parent / "cassettes"]
+    package = Path(__file__).resolve().parent
+    # as harness.library finds the library: packaged inside the package, or in a checkout
+    packaged = (package / "builtin_scenarios").is_dir()
+    roots = [(package if packaged else package.parent) / "cassettes"]
     for part in os.environ.get(ROOTS_VARIABLE, "").split(os.pathsep):
         if part.strip():
             roots.append(Path(part.strip()).expanduser())

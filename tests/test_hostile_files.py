@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ CASSETTE = ROOT / "cassettes/real-traffic/llm/test_tool_use_basic.yaml"
 SCENARIO = ROOT / "scenarios/session/tool-first-turn.yaml"
 HISTORY = '[{"role": "user", "content": "hi"}]\n'
 
-READERS = {
+READERS: dict[str, Callable[[Path], object]] = {
     "scenario": lambda p: load_scenario(p),
     "cassette": lambda p: read_cassette(p),
     "recording": lambda p: recorded_responses(p),

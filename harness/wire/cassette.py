@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from harness._errors import WireError
+from harness._errors import WireError, excerpt
 from harness._files import read_text
 from harness._yaml import BoundedLoader, LimitExceeded, limit_line, reader_line
 
@@ -214,7 +214,7 @@ def _check_shape(root: yaml.Node, data: Any, source: str) -> list[_Place]:
         raise WireError(
             source,
             _line(version),
-            f"`version: {data['version']!r}` is not supported; this reads vcrpy's `version: 1`",
+            f"`version: {excerpt(data['version'])}` is not supported; this reads vcrpy's `version: 1`",
         )
     interactions = _child(root, "interactions")
     if interactions is None:
@@ -331,7 +331,7 @@ def _check_headers(part: dict[Any, Any], node: yaml.MappingNode, where: str, sou
             raise WireError(
                 source,
                 _line(headers_node),
-                f"{where} header {name!r} must map a name to a string or a list of strings",
+                f"{where} header {excerpt(name)} must map a name to a string or a list of strings",
             )
 
 
@@ -444,7 +444,7 @@ def _body_text(body: Any, encodings: list[str], where: str, source: str, line: i
             raise WireError(
                 source,
                 line,
-                f"{where} is {coding!r}-encoded; only gzip and deflate bodies can be read",
+                f"{where} is {excerpt(coding)}-encoded; only gzip and deflate bodies can be read",
             )
     try:
         text: str = body.decode("utf-8")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
-from harness._errors import UsageError, WireError
+from harness._errors import UsageError, WireError, excerpt
 from harness._files import read_text
 from harness.wire.cassette import Interaction, read_cassette
 from harness.wire.sse import parse_jsonl
@@ -299,7 +299,7 @@ def _from_interaction(interaction: Interaction) -> RecordedResponse:
     if not body.strip():
         return response(framing, None, body, "the body is empty")
     if framing is None:
-        shown = f"content type {content_type!r}" if content_type else "no content type"
+        shown = f"content type {excerpt(content_type)}" if content_type else "no content type"
         return response(
             None, None, body, f"not a streamed response ({shown}); only streamed bodies replay"
         )
@@ -340,7 +340,7 @@ def _from_file(name: str) -> RecordedResponse:
 
 
 def _unknown(uri: str | None) -> str:
-    where = f"the URL {uri!r} names no API the harness knows, and " if uri else ""
+    where = f"the URL {excerpt(uri)} names no API the harness knows, and " if uri else ""
     return (
         f"{where}its first chunk looks like no dialect the harness knows; give one with --dialect"
     )

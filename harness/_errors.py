@@ -22,9 +22,10 @@ Outside the tree, on purpose:
 StreamCancelled (harness.replay.driver)   a BaseException, as asyncio.CancelledError is: the
                           replayer raises it into a sync driver at the read a scenario cancels,
                           and a driver's ``except Exception`` must not swallow it
-Invalid (harness.scenario._fields), _DuplicateKey (harness._yaml)
-                          internal: the scenario reader's way out of one item; the problem
-                          becomes part of a ScenarioError
+Invalid (harness.scenario._fields), _DuplicateKey, LimitExceeded (harness._yaml)
+                          internal: the scenario reader's way out of one item, a YAML document
+                          past the limits; the problem becomes part of a ScenarioError (or,
+                          for a cassette, a WireError)
 MalformedObservation, MalformedOutput (harness.model, ValueErrors)
                           internal: what the adapter returned or emitted has the wrong shape;
                           the replay turns them into an AdapterError

@@ -12,6 +12,7 @@ from harness.scenario.reader import StepReader
 
 
 def apply_faults(r: StepReader, items: LocatedList, trace: list[Any]) -> list[Any]:
+    had_events, problems = bool(trace), len(r.problems)
     for i, item in enumerate(items):
         line = items.line_of(i)
         if not isinstance(item, LocatedDict) or len(item) != 1:
@@ -49,7 +50,7 @@ def apply_faults(r: StepReader, items: LocatedList, trace: list[Any]) -> list[An
                 f.fail(line, f"unknown fault {kind!r} (known: drop, duplicate, cancel)")
         except Invalid:
             continue
-    if items and not trace:
+    if had_events and not trace and len(r.problems) == problems:
         r.note(items.line, "the faults drop every event: the scenario would check nothing")
     return trace
 

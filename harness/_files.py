@@ -5,8 +5,9 @@ Three promises are kept here, so that no reader has to remember them:
 
 - only a regular file is read: a FIFO, a device (``/dev/zero``), a socket or a folder is
   refused before anything is read from it, whether named directly or through a symlink;
-- a file is never read past the size limit, ``MAX_FILE_BYTES`` (128 MiB by default; the
-  environment variable ``HARNESS_MAX_FILE_BYTES`` changes it, e.g. ``500M``, ``2G`` or bytes);
+- a file is never read past the size limit, ``max_file_bytes()``: 128 MiB by default
+  (``DEFAULT_MAX_FILE_BYTES``); the environment variable ``HARNESS_MAX_FILE_BYTES`` changes it,
+  e.g. ``500M``, ``2G`` or a number of bytes;
 - a recording a scenario names (``wire: {file: ...}`` or ``{cassette: ...}``) is read only when
   it lies inside the scenario's own folder tree, the built-in recordings, or a recordings root
   named in ``HARNESS_RECORDINGS_ROOT`` (folders, separated by ``os.pathsep``), checked after

@@ -16,10 +16,10 @@ def main() -> int:
     os.environ["HARNESS_HOSTILE_EXAMPLES"] = sys.argv[1] if len(sys.argv) > 1 else "100"
     import pytest
 
-    from tests.hostile_for_tests import FIGURES
-
     files = sorted(str(p) for p in Path(__file__).parent.glob("test_hostile_*.py"))
     code = int(pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", *files]))
+    from tests.hostile_for_tests import FIGURES  # after the run: pytest imports it first
+
     print(f"\n{'class':<22} {'inputs':>7} {'refused':>8} {'worst s':>8} {'worst MiB':>10}")
     for kind, figures in sorted(FIGURES.items()):
         print(

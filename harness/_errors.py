@@ -22,9 +22,10 @@ Outside the tree, on purpose:
 StreamCancelled (harness.replay.driver)   a BaseException, as asyncio.CancelledError is: the
                           replayer raises it into a sync driver at the read a scenario cancels,
                           and a driver's ``except Exception`` must not swallow it
-Invalid (harness.scenario._fields), _DuplicateKey (harness._yaml)
-                          internal: the scenario reader's way out of one item; the problem
-                          becomes part of a ScenarioError
+Invalid (harness.scenario._fields), _DuplicateKey, LimitExceeded (harness._yaml)
+                          internal: the scenario reader's way out of one item, a YAML document
+                          past the limits; the problem becomes part of a ScenarioError (or,
+                          for a cassette, a WireError)
 MalformedObservation, MalformedOutput (harness.model, ValueErrors)
                           internal: what the adapter returned or emitted has the wrong shape;
                           the replay turns them into an AdapterError
@@ -50,6 +51,15 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from harness.replay.result import ScenarioResult
+
+
+def excerpt(value: object, limit: int = 60) -> str:
+    """``value`` as a message quotes what a file holds: its ``repr`` (so escaped), and no more
+    than ``limit`` characters of it."""
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit]) + "..."
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class HarnessError(Exception):

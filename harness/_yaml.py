@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -33,8 +33,141 @@ class _DuplicateKey(Exception):
         self.message = message
 
 
-class _Loader(yaml.SafeLoader):
+#: A document may not stand for more values than this once its aliases are expanded.
+MAX_NODES = 2_000_000
+#: Nor nest mappings and lists deeper than this (aliases expanded): deeper is no scenario or
+#: recording anyone writes, and the readers after the loader recurse into the values.
+MAX_DEPTH = 100
+
+#: YAML types that are not JSON: they are refused (their tag has no constructor here). An
+#: unquoted date is not among them: it is read as the text it is (no implicit timestamps).
+_NOT_JSON = (
+    "tag:yaml.org,2002:timestamp",
+    "tag:yaml.org,2002:set",
+    "tag:yaml.org,2002:omap",
+    "tag:yaml.org,2002:pairs",
+)
+
+
+class LimitExceeded(yaml.MarkedYAMLError):
+    """A document past ``MAX_NODES`` or ``MAX_DEPTH``; ``problem`` says which, at its mark."""
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, bounded: no document nests deeper than ``MAX_DEPTH`` or stands for
+    more than ``MAX_NODES`` values with its aliases expanded (counted as the nodes are composed,
+    so an alias bomb is refused before anything is built), no integer too long for Python to
+    convert, and only JSON's types (plus what a subclass adds back, e.g. ``!!binary``)."""
+
+    #: what the documents are, for the limits' messages
+    what = "document"
+
+    yaml_constructors: ClassVar[dict[Any, Any]] = {
+        tag: constructor
+        for tag, constructor in yaml.SafeLoader.yaml_constructors.items()
+        if tag not in _NOT_JSON and tag != "tag:yaml.org,2002:binary"
+    }
+    yaml_implicit_resolvers = {  # noqa: RUF012  (PyYAML's own class attribute)
+        first: [(tag, regexp) for tag, regexp in resolvers if tag not in _NOT_JSON]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._open = 0
+        #: each composed node's (values it stands for, depth), aliases expanded
+        self._stats: dict[int, tuple[int, int]] = {}
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        self._open += 1
+        try:
+            if self._open > MAX_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise LimitExceeded(
+                    None, None, f"the {self.what} nests deeper than {MAX_DEPTH} levels", mark
+                )
+            node = super().compose_node(parent, index)
+            assert node is not None  # an event was there to compose
+        finally:
+            self._open -= 1
+        if id(node) not in self._stats:
+            self._stats[id(node)] = self._measure(node)
+        size, depth = self._stats[id(node)]
+        if depth > MAX_DEPTH:
+            raise LimitExceeded(
+                None,
+                None,
+                f"with its aliases expanded the {self.what} nests deeper than {MAX_DEPTH} levels",
+                node.start_mark,
+            )
+        if size > MAX_NODES:
+            raise LimitExceeded(
+                None,
+                None,
+                f"with its aliases expanded the {self.what} holds more than {MAX_NODES:,} "
+                "values; that is more than a file may",
+                node.start_mark,
+            )
+        return node
+
+    def _measure(self, node: yaml.Node) -> tuple[int, int]:
+        # children are composed (and measured) before their parent; an alias to a node still
+        # being composed (a recursive one) counts once: the constructor refuses it anyway
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            return 1, 0
+        stats = [self._stats.get(id(child), (1, 0)) for child in children]
+        return 1 + sum(s for s, _ in stats), 1 + max((d for _, d in stats), default=0)
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            return int(super().construct_yaml_int(node))
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"a whole number of {len(node.value):,} characters is too long to read",
+                node.start_mark,
+            ) from None
+
+    def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
+        value = float(super().construct_yaml_float(node))
+        if value != value or value in (float("inf"), float("-inf")):
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"{node.value!r} is not a number JSON has (no NaN or infinity)",
+                node.start_mark,
+            )
+        return value
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
+BoundedLoader.add_constructor("tag:yaml.org,2002:float", BoundedLoader.construct_yaml_float)
+
+
+def reader_line(exc: yaml.reader.ReaderError, text: str) -> tuple[int, str]:
+    """Where a character YAML does not allow is (its line), and what it is (escaped)."""
+    line = text.count("\n", 0, max(exc.position, 0)) + 1
+    code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or " ")
+    return line, (
+        f"the character U+{code:04X} is not allowed in YAML text (a control character); "
+        f'write it escaped in a double-quoted string ("\\u{code:04x}")'
+    )
+
+
+def limit_line(exc: yaml.MarkedYAMLError) -> int:
+    mark = exc.problem_mark or exc.context_mark
+    return mark.line + 1 if mark else 1
+
+
+class _Loader(BoundedLoader):
     """SafeLoader: never builds arbitrary objects; python tags are errors."""
+
+    what = "scenario"
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
@@ -77,76 +210,97 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _constru
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
 
 
-class _FastLoader(getattr(yaml, "CSafeLoader", _Loader)):  # type: ignore[misc]
-    """The same loader on libyaml's parser (ten times faster on long traces), where PyYAML has
-    it; a document it refuses is read again by ``_Loader`` for the usual message."""
+try:  # libyaml's parser, where PyYAML was built with it
+    from yaml.cyaml import CParser  # type: ignore[attr-defined]
+
+    _HAS_LIBYAML = True
+except ImportError:  # pragma: no cover - PyYAML without libyaml
+    _HAS_LIBYAML = False
 
 
-_FastLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_FastLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+def _within_limits(root: yaml.Node) -> bool:
+    """Whether a node composed without ``BoundedLoader.compose_node`` (by libyaml) keeps to
+    ``MAX_DEPTH`` and ``MAX_NODES``, aliases expanded; iterative, each node measured once."""
+    stats: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in stats:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            stats[id(node)] = (1, 0)
+            continue
+        if not children_done:
+            stats_pending = [c for c in children if id(c) not in stats]
+            if stats_pending:
+                stack.append((node, True))
+                stack.extend((c, False) for c in stats_pending)
+                continue
+        measured = [stats.get(id(c), (1, 0)) for c in children]  # recursive alias: counts once
+        size = 1 + sum(n for n, _ in measured)
+        depth = 1 + max((d for _, d in measured), default=0)
+        if size > MAX_NODES or depth > MAX_DEPTH:
+            return False
+        stats[id(node)] = (size, depth)
+    return True
 
 
-#: A document may not stand for more values than this once its aliases are expanded.
-MAX_NODES = 2_000_000
-
-
-def expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
-    """How many values ``node`` stands for with every alias expanded (linear: memoised)."""
-    known = sizes.get(id(node))
-    if known is not None:
-        return known
-    sizes[id(node)] = 1  # a recursive alias counts once instead of looping
-    total = 1
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            total += expanded_size(key, sizes) + expanded_size(value, sizes)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            total += expanded_size(item, sizes)
-    sizes[id(node)] = total
-    return total
-
-
-def _load_documents(text: str, path: str, fast: bool = False) -> list[Any]:
-    loader = (_FastLoader if fast else _Loader)(text)
+def _load_documents(text: str, fast: bool = False) -> list[Any]:
+    loader = _FastLoader(text) if fast else _Loader(text)
     try:
         documents = []
         while loader.check_node():
             node = loader.get_node()
             assert node is not None  # check_node() said there is one
-            size = expanded_size(node, {})
-            if size > MAX_NODES:
-                raise ScenarioError(
-                    [
-                        Problem(
-                            path,
-                            node.start_mark.line + 1,
-                            f"with its aliases expanded this document holds {size:,} values, "
-                            f"more than the {MAX_NODES:,} a scenario may; use a generator instead",
-                        )
-                    ]
-                )
+            if fast and not _within_limits(node):
+                raise LimitExceeded(None, None, "over a limit", node.start_mark)
             documents.append(loader.construct_document(node))
         return documents
     finally:
         loader.dispose()
 
 
+if _HAS_LIBYAML:
+
+    class _FastLoader(CParser, _Loader):
+        """``_Loader``'s constructors and resolvers on libyaml's parser (ten times faster on
+        long traces). It composes in C, past ``compose_node``: the limits are checked on each
+        composed document before it is built, and a document it refuses for any reason is
+        read again by ``_Loader`` for the located message."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+
 def load_yaml(text: str, path: str) -> Any:
     """Parse one YAML document; every failure is a ``ScenarioError`` naming file and line."""
     try:
         try:
-            documents = _load_documents(text, path, fast=True)
+            if not _HAS_LIBYAML:
+                raise yaml.YAMLError("no libyaml")
+            documents = _load_documents(text, fast=True)
         except yaml.YAMLError:
-            documents = _load_documents(text, path)
+            documents = _load_documents(text)
     except _DuplicateKey as exc:
         raise ScenarioError([Problem(path, exc.line, exc.message)]) from None
+    except yaml.reader.ReaderError as exc:
+        raise ScenarioError([Problem(path, *reader_line(exc, text))]) from None
+    except LimitExceeded as exc:
+        raise ScenarioError([Problem(path, limit_line(exc), exc.problem or "")]) from None
     except yaml.constructor.ConstructorError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         problem = exc.problem or "cannot be loaded"
         if "could not determine a constructor" in problem:
-            tag = problem.split("tag ", 1)[-1].strip()
+            tag = (
+                problem.split("tag ", 1)[-1].strip().strip("'").replace("tag:yaml.org,2002:", "!!")
+            )
             problem = (
                 f"the tag {tag} is not allowed: scenarios are plain data "
                 "(mappings, lists, strings, numbers, booleans)"

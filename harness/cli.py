@@ -647,6 +647,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def cmd_check_history(args: argparse.Namespace) -> int:
+    from harness._files import read_text, scenario_error
     from harness.history import (
         HistoryFormatError,
         detect_shape,
@@ -656,13 +657,7 @@ def cmd_check_history(args: argparse.Namespace) -> int:
     )
 
     path = args.file
-    try:
-        with open(path, encoding="utf-8") as file:
-            text = file.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ScenarioError([Problem(path, 1, f"not UTF-8 text: {exc.reason}")]) from None
+    text = read_text(path, what="history", error=scenario_error)
     try:
         document = parse_history_json(text)
     except HistoryFormatError as exc:

@@ -65,17 +65,19 @@ def collect(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]
             prefix = folder.relative_to(config.rootpath).as_posix()
         except ValueError:
             prefix = folder.as_posix()
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        for path in sorted(p for p in folder.rglob("*") if not p.is_dir()):  # pipes too: refused
             relative = path.relative_to(folder).as_posix()
             if any(part.startswith(".") for part in Path(relative).parts):
                 continue
             node = RecordingFile.from_parent(session, path=path, nodeid=f"{prefix}/{relative}")
             node.stash[_LABEL] = relative
+            node.stash[_FOLDER] = folder
             items.extend(session.genitems(node))
     return items
 
 
 _LABEL = pytest.StashKey[str]()
+_FOLDER = pytest.StashKey[Path]()
 #: the dialect each named adapter reads, as collection found it (making an adapter, or starting
 #: an exec: process, to ask is done once per session)
 _DIALECTS = pytest.StashKey[dict[str | None, str | None]]()
@@ -84,13 +86,16 @@ _STREAM = pytest.StashKey[tuple[RecordedResponse | None, str, str | None]]()
 
 class RecordingFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
+        from harness._files import confine
         from harness.wire import WireError
         from harness.wire.recordings import recorded_streams
 
         label = self.stash[_LABEL]
         try:
+            # a symlink out of the folder is refused: the folder is what was given to replay
+            confine(label, self.stash[_FOLDER], roots=())
             streams = recorded_streams(self.path)
-        except WireError as exc:
+        except (WireError, ValueError) as exc:
             # an unreadable recording fails as an item, saying where and why
             item = RecordingItem.from_parent(self, name=f"recording[{label}]", callobj=_replay)
             item.stash[_STREAM] = (None, label, str(exc))

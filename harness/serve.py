@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
-from harness._errors import UsageError, WireError
+from harness._errors import HarnessError, UsageError, WireError
+from harness._files import read_bytes
 from harness.codecs import Codec
 from harness.codecs.registry import with_codecs
 from harness.replay.cases import fed_chunks, pick_case
@@ -287,9 +288,8 @@ def _program(
 
 def _is_cassette(path: str) -> bool:
     try:
-        with open(path, "rb") as file:
-            head = file.read(1 << 20)
-    except OSError:
+        head = read_bytes(path, what="file")[: 1 << 20]
+    except HarnessError:
         return False  # the scenario loader says why it cannot be read
     return re.search(rb"^interactions[ \t]*:", head, re.MULTILINE) is not None
 
@@ -382,10 +382,7 @@ _MEDIA: dict[Framing, str] = {
 
 
 def _body_file_program(path: str) -> _Program:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise WireError(path, 1, f"cannot read the file: {exc.strerror or exc}") from None
+    raw = read_bytes(path, what="file")
     parse_sse(raw, source=path)  # binary input is refused here, located, whatever the framing
     body = raw.decode("utf-8")
     if not body.strip("\ufeff \t\r\n"):

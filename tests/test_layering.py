@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "harness"
 
 #: bottom to top, as in ARCHITECTURE.md; a module belongs to the first entry its name starts with
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("harness._errors", "harness._yaml", "harness._progress"),
+    ("harness._errors", "harness._yaml", "harness._files", "harness._progress"),
     ("harness.model",),
     ("harness.wire", "harness.history"),
     ("harness.codecs", "harness.rules"),

@@ -38,7 +38,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from harness._errors import HarnessError
+from harness._errors import HarnessError, excerpt
+from harness._yaml import MAX_DEPTH
 from harness.model.history import (
     Block,
     HistoryMessage,
@@ -174,7 +175,7 @@ def to_anthropic(history: Sequence[HistoryMessage]) -> list[dict[str, Any]]:
     for index, message in enumerate(history):
         for block in message.blocks:
             if isinstance(block, ToolUseBlock):
-                _json_arguments(block.arguments, f"tool_use {block.id!r}", index)
+                _json_arguments(block.arguments, f"tool_use {excerpt(block.id)}", index)
         out.append(message.to_json())
     return out
 
@@ -188,7 +189,8 @@ def _anthropic_turn(message: Mapping[str, Any], index: int) -> _Turn:
     role = message.get("role")
     if role not in ("user", "assistant"):
         raise HistoryFormatError(
-            f"unknown role {role!r}; an Anthropic message is 'user' or 'assistant'", index=index
+            f"unknown role {excerpt(role)}; an Anthropic message is 'user' or 'assistant'",
+            index=index,
         )
     content = message.get("content")
     if isinstance(content, str):
@@ -222,10 +224,10 @@ def _anthropic_block(block: Any, role: str, index: int, n: int) -> Block | None:
             )
         tool_id = _identifier(block, "id", f"{where} (tool_use)", index)
         if "input" not in block:
-            raise HistoryFormatError(f"tool_use {tool_id!r} has no 'input'", index=index)
+            raise HistoryFormatError(f"tool_use {excerpt(tool_id)} has no 'input'", index=index)
         arguments = json.dumps(block["input"], ensure_ascii=False)
         return ToolUseBlock(
-            tool_id, _string(block, "name", f"tool_use {tool_id!r}", index), arguments
+            tool_id, _string(block, "name", f"tool_use {excerpt(tool_id)}", index), arguments
         )
     if kind == "tool_result":
         if role != "user":
@@ -238,10 +240,10 @@ def _anthropic_block(block: Any, role: str, index: int, n: int) -> Block | None:
         is_error = block.get("is_error", False)
         if not isinstance(is_error, bool):
             raise HistoryFormatError(
-                f"tool_result {tool_id!r}: 'is_error' should be true or false, got {_kind(is_error)}",
+                f"tool_result {excerpt(tool_id)}: 'is_error' should be true or false, got {_kind(is_error)}",
                 index=index,
             )
-        content = _result_text(block.get("content", ""), f"tool_result {tool_id!r}", index)
+        content = _result_text(block.get("content", ""), f"tool_result {excerpt(tool_id)}", index)
         return ToolResultBlock(tool_id, content, is_error)
     return None
 
@@ -284,7 +286,7 @@ def to_openai(history: Sequence[HistoryMessage]) -> list[dict[str, Any]]:
         for block in message.blocks:
             if isinstance(block, ToolUseBlock):
                 raise HistoryFormatError(
-                    f"tool_use {block.id!r} is in a user message; OpenAI has no form for it",
+                    f"tool_use {excerpt(block.id)} is in a user message; OpenAI has no form for it",
                     index=index,
                 )
             if isinstance(block, ToolResultBlock):
@@ -300,12 +302,12 @@ def _openai_assistant(message: HistoryMessage, texts: list[str], index: int) -> 
     for block in message.blocks:
         if isinstance(block, ToolResultBlock):
             raise HistoryFormatError(
-                f"tool_result {block.tool_use_id!r} is in an assistant message; OpenAI has no "
+                f"tool_result {excerpt(block.tool_use_id)} is in an assistant message; OpenAI has no "
                 "form for it",
                 index=index,
             )
         if isinstance(block, ToolUseBlock):
-            _json_arguments(block.arguments, f"tool_use {block.id!r}", index)
+            _json_arguments(block.arguments, f"tool_use {excerpt(block.id)}", index)
             calls.append(
                 {
                     "id": block.id,
@@ -338,7 +340,7 @@ def _read_openai(messages: Sequence[Mapping[str, Any]]) -> tuple[_Turn, ...]:
         role = message.get("role")
         if role not in _OPENAI_ROLES:
             raise HistoryFormatError(
-                f"unknown role {role!r}; an OpenAI message is 'system', 'developer', 'user', "
+                f"unknown role {excerpt(role)}; an OpenAI message is 'system', 'developer', 'user', "
                 "'assistant' or 'tool'",
                 index=index,
             )
@@ -371,7 +373,9 @@ def _read_openai(messages: Sequence[Mapping[str, Any]]) -> tuple[_Turn, ...]:
 
 def _openai_result(message: Mapping[str, Any], index: int) -> _Item:
     tool_id = _identifier(message, "tool_call_id", "a tool message", index)
-    content = _result_text(message.get("content", ""), f"tool message for {tool_id!r}", index)
+    content = _result_text(
+        message.get("content", ""), f"tool message for {excerpt(tool_id)}", index
+    )
     return _Item(ToolResultBlock(tool_id, content), index, message)
 
 
@@ -410,15 +414,17 @@ def _openai_call(call: Any, n: int, index: int) -> _Item:
     tool_id = _identifier(call, "id", where, index)
     if call.get("type", "function") != "function":
         raise HistoryFormatError(
-            f"tool call {tool_id!r} has type {call.get('type')!r}; only 'function' calls are read",
+            f"tool call {excerpt(tool_id)} has type {excerpt(call.get('type'))}; only 'function' calls are read",
             index=index,
         )
     function = call.get("function")
     if not isinstance(function, Mapping):
-        raise HistoryFormatError(f"tool call {tool_id!r} has no 'function' object", index=index)
-    name = _string(function, "name", f"tool call {tool_id!r}", index)
-    arguments = _string(function, "arguments", f"tool call {tool_id!r}", index)
-    _json_arguments(arguments, f"tool call {tool_id!r}", index)
+        raise HistoryFormatError(
+            f"tool call {excerpt(tool_id)} has no 'function' object", index=index
+        )
+    name = _string(function, "name", f"tool call {excerpt(tool_id)}", index)
+    arguments = _string(function, "arguments", f"tool call {excerpt(tool_id)}", index)
+    _json_arguments(arguments, f"tool call {excerpt(tool_id)}", index)
     return _Item(ToolUseBlock(tool_id, name, arguments), index, call)
 
 
@@ -435,19 +441,19 @@ def _read_neutral(history: Sequence[HistoryMessage]) -> tuple[_Turn, ...]:
             )
         if message.role not in ("user", "assistant"):
             raise HistoryFormatError(
-                f"unknown role {message.role!r}; a HistoryMessage is 'user' or 'assistant'",
+                f"unknown role {excerpt(message.role)}; a HistoryMessage is 'user' or 'assistant'",
                 index=index,
             )
         for block in message.blocks:
             if isinstance(block, ToolUseBlock) and message.role != "assistant":
                 raise HistoryFormatError(
-                    f"tool_use {block.id!r} is in a user message; tool calls belong to "
+                    f"tool_use {excerpt(block.id)} is in a user message; tool calls belong to "
                     "assistant messages",
                     index=index,
                 )
             if isinstance(block, ToolResultBlock) and message.role != "user":
                 raise HistoryFormatError(
-                    f"tool_result {block.tool_use_id!r} is in an assistant message; results "
+                    f"tool_result {excerpt(block.tool_use_id)} is in an assistant message; results "
                     "belong to the user message after the call",
                     index=index,
                 )
@@ -497,7 +503,9 @@ def _string(obj: Mapping[str, Any], key: str, where: str, index: int) -> str:
     value = obj.get(key)
     if not isinstance(value, str):
         got = "nothing" if key not in obj else _kind(value)
-        raise HistoryFormatError(f"{where}: {key!r} should be a string, got {got}", index=index)
+        raise HistoryFormatError(
+            f"{where}: {excerpt(key)} should be a string, got {got}", index=index
+        )
     return value
 
 
@@ -506,7 +514,7 @@ def _identifier(obj: Mapping[str, Any], key: str, where: str, index: int) -> str
     if not isinstance(value, str) or not value:
         got = "nothing" if key not in obj else repr(value) if value == "" else _kind(value)
         raise HistoryFormatError(
-            f"{where} has no {key!r} (expected a non-empty string, got {got})", index=index
+            f"{where} has no {excerpt(key)} (expected a non-empty string, got {got})", index=index
         )
     return value
 
@@ -530,7 +538,7 @@ def _json_arguments(arguments: str, where: str, index: int) -> None:
     except json.JSONDecodeError as exc:
         shown = arguments if len(arguments) <= 60 else arguments[:57] + "..."
         raise HistoryFormatError(
-            f"{where}: arguments are not JSON text ({exc.msg}): {shown!r}", index=index
+            f"{where}: arguments are not JSON text ({exc.msg}): {excerpt(shown)}", index=index
         ) from None
 
 
@@ -587,10 +595,24 @@ def parse_history_json(text: str) -> HistoryDocument:
     """
     try:
         value = json.loads(text)
+        deep = _deeper_than(value, MAX_DEPTH)
     except json.JSONDecodeError as exc:
         raise HistoryFormatError(
             f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", line=exc.lineno
         ) from None
+    except RecursionError:
+        deep = True
+    except ValueError as exc:  # an integer longer than Python converts
+        long = _LONG_NUMBER.search(text)
+        raise HistoryFormatError(
+            f"not JSON the harness can read: {str(exc).split(';')[0]}",
+            line=text.count("\n", 0, long.start()) + 1 if long else 1,
+        ) from None
+    if deep:
+        raise HistoryFormatError(
+            f"the JSON nests deeper than {MAX_DEPTH} levels, more than a history may",
+            line=text.count("\n", 0, _too_deep(text)) + 1,
+        )
     start = _skip(text, 0)
     if isinstance(value, list):
         return HistoryDocument(value, _lines(text, _elements(text, start)))
@@ -608,6 +630,43 @@ def parse_history_json(text: str) -> HistoryDocument:
         )
     assert where is not None
     return HistoryDocument(value["messages"], _lines(text, _elements(text, where)), value)
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_LONG_NUMBER = re.compile(r"\d{4000,}")
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether a parsed JSON value nests deeper than ``limit`` (level by level: no recursion,
+    and one pass over the containers)."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    for _ in range(limit):
+        below: list[Any] = []
+        for item in level:
+            below += [
+                child
+                for child in (item.values() if isinstance(item, dict) else item)
+                if isinstance(child, (dict, list))
+            ]
+        if not below:
+            return False
+        level = below
+    return True
+
+
+def _too_deep(text: str) -> int:
+    """Where the JSON text first nests deeper than ``MAX_DEPTH`` (called only when the parser
+    gave up: this scan is slower than parsing, and stops there)."""
+    depth = 0
+    for token in _TOKEN.finditer(text):
+        char = token.group()[0]
+        if char in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return token.start()
+        elif char in "]}":
+            depth -= 1
+    return 0
 
 
 def _elements(text: str, start: int) -> list[int]:

@@ -6,7 +6,7 @@ import builtins
 from collections.abc import Collection
 from typing import Any, NoReturn
 
-from harness._errors import Problem
+from harness._errors import Problem, excerpt
 from harness._yaml import LocatedDict, LocatedList
 
 
@@ -71,11 +71,13 @@ class Fields:
                 self.fail(self.line, f"{self.where} is missing the required field {key!r}")
             return default
         value = self.data[key]
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        if not isinstance(value, str):
+            hint = f" (quote it: '{value}')" if isinstance(value, (int, float)) else ""
             self.fail(
-                self.line_of(key), f"{key!r} in {self.where} should be text, got {_describe(value)}"
+                self.line_of(key),
+                f"{key!r} in {self.where} should be text, got {_describe(value)}{hint}",
             )
-        return str(value)
+        return value
 
     def optional_str(self, key: builtins.str) -> builtins.str | None:
         if self.data.get(key) is None:
@@ -122,7 +124,7 @@ class Fields:
         if value not in choices:
             self.fail(
                 self.line_of(key),
-                f"{key!r} in {self.where} is {value!r}; expected one of {', '.join(choices)}",
+                f"{key!r} in {self.where} is {excerpt(value)}; expected one of {', '.join(choices)}",
             )
         return value
 
@@ -165,5 +167,5 @@ def _describe(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
     if isinstance(value, str):
-        return f"the text {value!r}"
-    return f"{type(value).__name__} {value!r}"
+        return f"the text {excerpt(value)}"
+    return f"{type(value).__name__} {excerpt(value)}"

@@ -3,10 +3,10 @@ and the dialects, quirks and cancellation it runs with."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from harness._errors import UsageError
+from harness._files import confine, shown
 from harness.codecs import Codec, dialects
 from harness.model import driver as dv
 from harness.scenario._fields import Fields
@@ -124,7 +124,10 @@ def _recorded_wire(
             body, source = w.str("body"), f"{r.path} wire body"
             recording = _inline(r.text, w.line_of("body"), body, r.path)
         else:
-            path = Path(os.path.normpath(base / w.str(given[0])))
+            try:
+                path = shown(confine(w.str(given[0]), base))
+            except ValueError as exc:
+                w.fail(w.line_of(given[0]), str(exc))
             if given[0] == "file":
                 response = recorded_body(path)
                 responses: tuple[RecordedResponse, ...] = (response,)
@@ -140,9 +143,20 @@ def _recorded_wire(
             body, source = response.body, response.source
             recording = Recording(source)
         turn = list(codecs[dialect].decode(body, source=source))
+        if all(isinstance(event, dv.Ping) for event in turn):
+            # an empty body, or a file that is no stream (a README): replaying it checks nothing
+            w.fail(
+                w.line_of(given[0]),
+                f"the recorded stream holds no event of a turn when read as {dialect}: "
+                "there is nothing to replay or check",
+            )
         return dialect, split_sse(body, source=source), turn, recording
-    except (WireError, OSError, UnicodeDecodeError) as exc:
-        w.fail(w.line, f"the recorded stream cannot be read: {exc}")
+    except WireError as exc:
+        if given[0] == "body":
+            # an inline body's line n is a line of this file when it can be followed
+            inline = _inline(r.text, w.line_of("body"), w.str("body"), r.path)
+            w.fail(inline.line(exc.line), f"the recorded stream cannot be read: {exc.message}")
+        w.fail(w.line_of(given[0]), f"the recorded stream cannot be read: {exc}")
 
 
 def _inline(text: str, at: int, body: str, path: str) -> Recording:

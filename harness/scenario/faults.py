@@ -8,10 +8,12 @@ from typing import Any
 from harness._yaml import LocatedDict, LocatedList
 from harness.model.trace import Trace
 from harness.scenario._fields import Fields, Invalid
+from harness.scenario.generators import MAX_EVENTS
 from harness.scenario.reader import StepReader
 
 
 def apply_faults(r: StepReader, items: LocatedList, trace: list[Any]) -> list[Any]:
+    had_events, problems = bool(trace), len(r.problems)
     for i, item in enumerate(items):
         line = items.line_of(i)
         if not isinstance(item, LocatedDict) or len(item) != 1:
@@ -28,7 +30,14 @@ def apply_faults(r: StepReader, items: LocatedList, trace: list[Any]) -> list[An
                 f.check_keys(("match", "nth", "times"))
                 doubled = set(_matches(r, f, trace))
                 times = f.int("times", 1, minimum=1)
-                r.budget.take(len(doubled) * times, f, "times")
+                added = len(doubled) * times
+                if added > MAX_EVENTS - r.budget.used:
+                    f.fail(
+                        f.line_of("times"),
+                        f"this fault would grow the trace past {MAX_EVENTS:,} events "
+                        f"({added:,} copies after {r.budget.used:,}); lower 'times'",
+                    )
+                r.budget.take(added, f, "times")
                 trace = [
                     c
                     for j, e in enumerate(trace)
@@ -42,6 +51,8 @@ def apply_faults(r: StepReader, items: LocatedList, trace: list[Any]) -> list[An
                 f.fail(line, f"unknown fault {kind!r} (known: drop, duplicate, cancel)")
         except Invalid:
             continue
+    if had_events and not trace and len(r.problems) == problems:
+        r.note(items.line, "the faults drop every event: the scenario would check nothing")
     return trace
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import Problem, ScenarioError
+from harness._files import pointed_at, read_text, scenario_error
 from harness._yaml import load_yaml, located
 from harness.model import driver as dv
 from harness.model import session as ev
@@ -42,20 +43,7 @@ _HEADER_KEYS = (
 
 def load_scenario(path: str | Path) -> Scenario:
     """Load one scenario file; raises ``ScenarioError`` listing every located problem."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ScenarioError(
-            [Problem(str(path), 1, f"cannot read the file: {exc.strerror}")]
-        ) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise ScenarioError(
-            [Problem(str(path), line, f"the file is not UTF-8 text (byte {raw[exc.start]:#04x})")]
-        ) from None
+    text = read_text(path, what="scenario", error=scenario_error)
     return parse_scenario(text, str(path))
 
 
@@ -107,14 +95,14 @@ def recorded_scenario(response: RecordedResponse) -> DriverScenario:
 
     if response.dialect in dialects():  # a body the decoder refuses: its own located error
         dialects()[response.dialect].decode(response.body, source=response.source)
-    path = Path(response.path).resolve()
+    name = Path(response.path).name  # beside the document's path: inside its folder
     wire: dict[str, Any] = {"dialect": response.dialect}
     if response.framing == "jsonl":
         wire["body"] = response.body
     elif response.interaction is None:
-        wire["file"] = str(path)
+        wire["file"] = name
     else:
-        wire["cassette"] = str(path)
+        wire["cassette"] = name
         wire["interaction"] = response.interaction
     document = {
         "id": "recording",
@@ -125,7 +113,8 @@ def recorded_scenario(response: RecordedResponse) -> DriverScenario:
         "tags": ["recorded"],
         "wire": wire,
     }
-    scenario = parse_document(document, response.path)
+    with pointed_at(response.path):
+        scenario = parse_document(document, response.path)
     assert isinstance(scenario, DriverScenario)  # layer: driver
     return scenario
 
@@ -213,6 +202,13 @@ def _header(top: Fields, path: str, layer: str) -> ScenarioHeader:
                     top.list(key).line_of(i),
                     f"unknown rule id {name!r} (rules of the {layer} layer: {known})",
                 )
+    disabled = top.str_list("disable_rules")
+    if disabled and all(r.id in disabled for r in RULES.values() if r.layer == layer):
+        top.note(
+            top.line_of("disable_rules"),
+            f"'disable_rules' turns off every rule of the {layer} layer: "
+            "the scenario would check nothing",
+        )
     return ScenarioHeader(
         id=scenario_id,
         title=top.str("title"),

@@ -15,16 +15,14 @@ import types
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import yaml
 
-from harness._errors import WireError
-from harness._yaml import expanded_size
+from harness._errors import WireError, excerpt
+from harness._files import read_text
+from harness._yaml import BoundedLoader, LimitExceeded, limit_line, reader_line
 
-#: A cassette may not stand for more YAML values than this once its aliases are expanded.
-MAX_VALUES = 2_000_000
 #: A compressed body may not inflate to more bytes than this.
 MAX_BODY_BYTES = 64 * 1024 * 1024
 
@@ -72,15 +70,7 @@ def read_cassette(path: str | os.PathLike[str]) -> tuple[Interaction, ...]:
     own (``body: {events: [...]}``, a streamed body as its events; ``harness.record``).
     """
     source = os.fspath(path)
-    try:
-        raw = Path(source).read_bytes()
-    except OSError as exc:
-        raise WireError(source, 1, f"cannot read the cassette: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise WireError(source, line, "the cassette is not UTF-8 text, so not YAML") from None
+    text = read_text(source, what="cassette")
     root, data = _load_yaml(text, source)
     places = _check_shape(root, data, source)
     _restore_parsed_bodies(data, places, source)
@@ -121,21 +111,31 @@ class _AlreadyParsed:
         return self._data
 
 
+class _CassetteLoader(BoundedLoader):
+    """The bounded safe loader, with ``!!binary`` (vcrpy writes compressed bodies so)."""
+
+    what = "cassette"
+
+
+_CassetteLoader.add_constructor(
+    "tag:yaml.org,2002:binary", yaml.SafeLoader.yaml_constructors["tag:yaml.org,2002:binary"]
+)
+
+
 def _load_yaml(text: str, source: str) -> tuple[yaml.Node, Any]:
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = _CassetteLoader(text)
+    except yaml.reader.ReaderError as exc:
+        raise WireError(source, *reader_line(exc, text)) from None
     try:
         node = loader.get_single_node()
         if node is None:
             raise WireError(source, 1, "the file is empty; a vcrpy cassette is a YAML mapping")
-        size = expanded_size(node, {})
-        if size > MAX_VALUES:
-            raise WireError(
-                source,
-                node.start_mark.line + 1,
-                f"with its aliases expanded this document holds {size:,} values, more than the "
-                f"{MAX_VALUES:,} a cassette may",
-            )
         return node, loader.construct_document(node)
+    except LimitExceeded as exc:
+        raise WireError(source, limit_line(exc), exc.problem or "") from None
+    except yaml.reader.ReaderError as exc:
+        raise WireError(source, *reader_line(exc, text)) from None
     except yaml.constructor.ConstructorError as exc:
         problem = exc.problem or "cannot be loaded"
         if "could not determine a constructor" in problem:
@@ -152,8 +152,6 @@ def _load_yaml(text: str, source: str) -> tuple[yaml.Node, Any]:
         raise WireError(source, _mark_line(exc), f"not valid YAML: {what}") from None
     except yaml.YAMLError as exc:
         raise WireError(source, 1, f"not valid YAML: {exc}") from None
-    except RecursionError:
-        raise WireError(source, 1, "the YAML is nested too deeply to read") from None
     finally:
         loader.dispose()
 
@@ -183,7 +181,12 @@ def _line(node: yaml.Node) -> int:
 
 def _child(node: yaml.MappingNode, key: str) -> yaml.Node | None:
     for key_node, value_node in node.value:
-        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+        # a key tagged otherwise (``!!binary interactions``) is not the text key in the data
+        if (
+            isinstance(key_node, yaml.ScalarNode)
+            and key_node.tag == "tag:yaml.org,2002:str"
+            and key_node.value == key
+        ):
             found: yaml.Node = value_node
             return found
     return None
@@ -211,7 +214,7 @@ def _check_shape(root: yaml.Node, data: Any, source: str) -> list[_Place]:
         raise WireError(
             source,
             _line(version),
-            f"`version: {data['version']!r}` is not supported; this reads vcrpy's `version: 1`",
+            f"`version: {excerpt(data['version'])}` is not supported; this reads vcrpy's `version: 1`",
         )
     interactions = _child(root, "interactions")
     if interactions is None:
@@ -328,7 +331,7 @@ def _check_headers(part: dict[Any, Any], node: yaml.MappingNode, where: str, sou
             raise WireError(
                 source,
                 _line(headers_node),
-                f"{where} header {name!r} must map a name to a string or a list of strings",
+                f"{where} header {excerpt(name)} must map a name to a string or a list of strings",
             )
 
 
@@ -441,7 +444,7 @@ def _body_text(body: Any, encodings: list[str], where: str, source: str, line: i
             raise WireError(
                 source,
                 line,
-                f"{where} is {coding!r}-encoded; only gzip and deflate bodies can be read",
+                f"{where} is {excerpt(coding)}-encoded; only gzip and deflate bodies can be read",
             )
     try:
         text: str = body.decode("utf-8")

@@ -18,11 +18,11 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from harness._errors import UsageError, WireError
+from harness._errors import UsageError, WireError, excerpt
+from harness._files import read_text
 from harness.wire.cassette import Interaction, read_cassette
 from harness.wire.sse import parse_jsonl
 
@@ -299,7 +299,7 @@ def _from_interaction(interaction: Interaction) -> RecordedResponse:
     if not body.strip():
         return response(framing, None, body, "the body is empty")
     if framing is None:
-        shown = f"content type {content_type!r}" if content_type else "no content type"
+        shown = f"content type {excerpt(content_type)}" if content_type else "no content type"
         return response(
             None, None, body, f"not a streamed response ({shown}); only streamed bodies replay"
         )
@@ -313,14 +313,7 @@ def _from_interaction(interaction: Interaction) -> RecordedResponse:
 
 
 def _from_file(name: str) -> RecordedResponse:
-    try:
-        raw = Path(name).read_bytes()
-        text = raw.decode("utf-8")
-    except OSError as exc:
-        raise WireError(name, 1, f"cannot read the recording: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise WireError(name, line, "the recording is not UTF-8 text") from None
+    text = read_text(name, what="recording")
     framing = framing_of_text(text)
     body = _as_sse(text, name) if framing == "jsonl" else text
     dialect = _dialect_of_body(body, framing) if framing else None
@@ -347,7 +340,7 @@ def _from_file(name: str) -> RecordedResponse:
 
 
 def _unknown(uri: str | None) -> str:
-    where = f"the URL {uri!r} names no API the harness knows, and " if uri else ""
+    where = f"the URL {excerpt(uri)} names no API the harness knows, and " if uri else ""
     return (
         f"{where}its first chunk looks like no dialect the harness knows; give one with --dialect"
     )
@@ -399,7 +392,7 @@ def _first_object(body: str, framing: Framing) -> dict[str, object] | None:
             return None
         try:
             value, _ = json.JSONDecoder().raw_decode(body, start)
-        except ValueError:
+        except (ValueError, RecursionError):  # the decoder says why, at its line
             return None
         return value if isinstance(value, dict) else None
     for line in body.splitlines():
@@ -408,7 +401,7 @@ def _first_object(body: str, framing: Framing) -> dict[str, object] | None:
             continue
         try:
             value = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         return value if isinstance(value, dict) else None
     return None

@@ -1,0 +1,107 @@
+"""What every hostile-input test asserts of one input: the reader gives a value, or a located
+``HarnessError``, within a time bound; never another exception.
+
+Each call is counted per class of input, with its time (and, when ``HARNESS_HOSTILE_MEMORY=1``,
+its peak memory under tracemalloc), so that ``python -m tests.hostile_figures`` can report
+the inputs tried and the worst case seen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+
+from harness._errors import HarnessError, ScenarioError, UsageError, WireError
+from harness.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the worst time one input may take on a loaded CI machine
+TIME_LIMIT = 20.0
+MEASURE_MEMORY = os.environ.get("HARNESS_HOSTILE_MEMORY") == "1"
+
+#: bounded for CI: a few seconds a test
+FUZZ = settings(
+    deadline=None,
+    max_examples=int(os.environ.get("HARNESS_HOSTILE_EXAMPLES", "40")),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+@dataclass
+class Figures:
+    inputs: int = 0
+    errors: int = 0
+    worst_seconds: float = 0.0
+    worst_bytes: int = 0
+
+
+FIGURES: dict[str, Figures] = {}
+
+
+def assert_located(exc: HarnessError) -> None:
+    """A refusal names its file and line, and says what is wrong in a line or a few."""
+    if isinstance(exc, ScenarioError):
+        assert exc.problems, exc
+        for problem in exc.problems:
+            assert problem.path and problem.line >= 1 and problem.message.strip(), problem
+    elif isinstance(exc, WireError):
+        assert exc.source and exc.line >= 1 and exc.message.strip(), exc
+    else:
+        assert isinstance(exc, UsageError), f"{type(exc).__name__}: {exc}"
+        assert str(exc).strip()
+    assert "Traceback" not in str(exc)
+
+
+def outcome(kind: str, run: Callable[[], Any]) -> Any:
+    """``run()``'s value, or the located ``HarnessError`` it raised; anything else fails."""
+    figures = FIGURES.setdefault(kind, Figures())
+    if MEASURE_MEMORY:
+        tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        value = run()
+    except HarnessError as exc:
+        assert_located(exc)
+        figures.errors += 1
+        value = exc
+    finally:
+        elapsed = time.perf_counter() - started
+        figures.inputs += 1
+        figures.worst_seconds = max(figures.worst_seconds, elapsed)
+        if MEASURE_MEMORY:
+            figures.worst_bytes = max(figures.worst_bytes, tracemalloc.get_traced_memory()[1])
+            tracemalloc.stop()
+    assert elapsed < TIME_LIMIT, f"{kind}: one input took {elapsed:.1f}s"
+    return value
+
+
+def run_cli(kind: str, *argv: str) -> tuple[int, str, str]:
+    """``harness ARGV`` in this process: its exit code, stdout and stderr. Exit 2 must come
+    with ``file:line:`` messages, and no exit code with a traceback."""
+    out, err = io.StringIO(), io.StringIO()
+
+    def call() -> int:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            return main(list(argv))
+
+    code = outcome(kind, call)
+    assert code in (0, 1, 2), (code, err.getvalue())
+    assert "Traceback" not in err.getvalue()
+    if code == 2:
+        assert err.getvalue().strip(), "exit 2 says why"
+    return code, out.getvalue(), err.getvalue()
+
+
+def write(path: Path, data: bytes | str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+    return path

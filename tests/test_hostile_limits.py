@@ -1,0 +1,138 @@
+"""Nesting, long numbers and alias bombs in every reader: a located error past the limits, the
+value within them; never a RecursionError or a ValueError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness._errors import ScenarioError, WireError
+from harness._yaml import MAX_DEPTH
+from harness.scenario import load_scenario
+from harness.wire import read_cassette
+from harness.wire.recordings import recorded_responses
+from tests.hostile_for_tests import FUZZ, outcome, run_cli, write
+
+# past the limit PyYAML's scanner looks up to 1,024 characters ahead for a key: a deep input
+# costs a fraction of a second however long it is, so fewer examples keep CI's time
+DEPTHS = st.integers(min_value=1, max_value=3000)
+FEWER = settings(FUZZ, max_examples=max(FUZZ.max_examples // 2, 1))
+DIGITS = st.integers(min_value=1, max_value=20000)
+
+
+def session_scenario(tool_input: str) -> str:
+    """A session scenario whose tool input (at line 10) is ``tool_input``."""
+    return (
+        "id: x\ntitle: t\ndescription: d\nsource: s\nlayer: session\ntrace:\n"
+        "  - user_message: {id: u1, text: hi}\n  - interaction_start: {id: i1}\n"
+        "  - tool:\n"
+        f"      {{id: t1, name: f, result: ok, input: {tool_input}}}\n"
+        "  - message: {id: m1, text: done}\n  - interaction_end: {id: i1}\n"
+    )
+
+
+def cassette(body: str) -> str:
+    return (
+        "interactions:\n- request:\n    body: null\n    headers: {}\n    method: POST\n"
+        "    uri: https://api.openai.com/v1/chat/completions\n  response:\n"
+        "    headers: {Content-Type: [application/json]}\n    status: {code: 200, message: OK}\n"
+        f"    parsed_body: {body}\nversion: 1\n"
+    )
+
+
+def nested(depth: int, inner: str = "1") -> str:
+    return "[" * depth + inner + "]" * depth
+
+
+def expect_limit(result: object, depth: int, line: int) -> None:
+    if depth <= MAX_DEPTH - 5:  # the document's own levels come on top
+        assert not isinstance(result, (ScenarioError, WireError)) or "deeper" not in str(result)
+        return
+    if depth > MAX_DEPTH:
+        assert isinstance(result, (ScenarioError, WireError)), result
+        assert "deeper than" in str(result) and f":{line}:" in str(result), str(result)
+
+
+@FEWER
+@given(depth=DEPTHS)
+def test_deep_nesting_in_a_scenario(tmp_path_factory: pytest.TempPathFactory, depth: int) -> None:
+    path = write(tmp_path_factory.mktemp("deep") / "x.yaml", session_scenario(nested(depth)))
+    expect_limit(outcome("nesting", lambda: load_scenario(path)), depth, 10)
+
+
+@FEWER
+@given(depth=DEPTHS)
+def test_deep_nesting_in_a_cassette(tmp_path_factory: pytest.TempPathFactory, depth: int) -> None:
+    path = write(tmp_path_factory.mktemp("deep") / "c.yaml", cassette(nested(depth)))
+    expect_limit(outcome("nesting", lambda: read_cassette(path)), depth, 10)
+
+
+@FUZZ
+@given(depth=DEPTHS)
+def test_deep_nesting_in_a_history(tmp_path_factory: pytest.TempPathFactory, depth: int) -> None:
+    text = '[{"role": "user",\n "content": ' + nested(depth, '""') + "}]"
+    path = write(tmp_path_factory.mktemp("deep") / "h.json", text)
+    code, _, err = run_cli("nesting", "check-history", str(path))
+    if depth > MAX_DEPTH:
+        assert code == 2 and f"{path}:2:" in err and "deeper than" in err, err
+
+
+@FUZZ
+@given(depth=DEPTHS)
+def test_deep_nesting_in_a_recorded_stream(
+    tmp_path_factory: pytest.TempPathFactory, depth: int
+) -> None:
+    body = 'data: {"object": "chat.completion.chunk", "x": ' + nested(depth) + "}\n\n"
+    path = write(tmp_path_factory.mktemp("deep") / "r.txt", "\n" + body)
+    outcome("nesting", lambda: recorded_responses(path))
+
+
+@FUZZ
+@given(digits=DIGITS, where=st.sampled_from(["scenario", "cassette", "history", "stream"]))
+def test_long_integers(tmp_path_factory: pytest.TempPathFactory, digits: int, where: str) -> None:
+    number = "7" * digits
+    folder = tmp_path_factory.mktemp("long")
+    if where == "scenario":
+        path = write(folder / "x.yaml", session_scenario(f"{{n: {number}}}"))
+        result = outcome("long numbers", lambda: load_scenario(path))
+    elif where == "cassette":
+        path = write(folder / "c.yaml", cassette(f"{{n: {number}}}"))
+        result = outcome("long numbers", lambda: read_cassette(path))
+    elif where == "stream":
+        path = write(
+            folder / "r.txt", 'data: {"object": "chat.completion.chunk", "n": ' + number + "}\n\n"
+        )
+        result = outcome("long numbers", lambda: recorded_responses(path))
+    else:
+        path = write(folder / "h.json", '[{"role": "user", "content": "x"},\n' + number + "]")
+        code, _, err = run_cli("long numbers", "check-history", str(path))
+        assert code in (1, 2)
+        if digits > 4300:
+            assert code == 2 and f"{path}:2:" in err, err
+        return
+    if digits > 4300 and where != "stream":
+        assert isinstance(result, (ScenarioError, WireError)) and "too long" in str(result)
+
+
+@FUZZ
+@given(levels=st.integers(min_value=1, max_value=40), width=st.integers(min_value=2, max_value=9))
+def test_alias_bombs(tmp_path_factory: pytest.TempPathFactory, levels: int, width: int) -> None:
+    lines = ["a0: &a0 [x]"]
+    for level in range(1, levels):
+        lines.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * width) + "]")
+    folder = tmp_path_factory.mktemp("bomb")
+    path = write(folder / "x.yaml", "\n".join(lines) + "\nid: x\n")
+    result = outcome("alias bombs", lambda: load_scenario(path))
+    assert isinstance(result, ScenarioError)
+    cassette_path = write(folder / "c.yaml", "\n".join(lines) + "\nversion: 1\ninteractions: []\n")
+    assert isinstance(
+        outcome("alias bombs", lambda: read_cassette(cassette_path)), (WireError, tuple)
+    )
+
+
+def test_within_the_limits_nothing_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path / "x.yaml", session_scenario(nested(MAX_DEPTH - 6)))
+    load_scenario(path)

@@ -626,3 +626,9 @@ class RuleTally:
             )
         for line in left_out:
             terminalreporter.write_line(line)
+        if left_out and not self.counts:  # pytest exits 5 if no other test ran either
+            terminalreporter.write_line(
+                "harness: every scenario was left out, so nothing was checked",
+                yellow=True,
+                bold=True,
+            )

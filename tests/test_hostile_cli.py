@@ -153,19 +153,45 @@ def test_the_plugin_reports_a_bad_adapter_once_before_anything_runs(
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
 
 
-def test_the_plugin_says_when_every_scenario_was_skipped(project: pytest.Pytester) -> None:
+def test_the_plugin_says_when_no_scenario_was_checked(project: pytest.Pytester) -> None:
     project.makepyfile(
-        adapters="class DriverOnly:\n    layers = ('history',)\n\ndef make():\n"
-        "    return DriverOnly()\n"
+        adapters="class HistoryOnly:\n    layers = ('history',)\n\ndef make():\n"
+        "    return HistoryOnly()\n"
     )
     project.syspathinsert()
     result = plain(project, "--harness-adapter=adapters:make")
-    result.assert_outcomes(skipped=2)
+    result.assert_outcomes()
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
-    result.stdout.fnmatch_lines(["harness: all 2 scenarios were skipped, so nothing was checked*"])
+    result.stdout.fnmatch_lines(
+        [
+            "2 scenarios of the session and driver layers left out: adapters:make implements history",
+            "harness: every scenario was left out, so nothing was checked",
+        ]
+    )
     # another test that ran: the session checked something, the line still says what was not
     project.makepyfile(test_other="def test_other():\n    pass\n")
     result = plain(project, "--harness-adapter=adapters:make")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["harness: every scenario was left out, so nothing was checked"])
+
+
+def test_the_plugin_says_when_every_scenario_was_skipped(project: pytest.Pytester) -> None:
+    # an adapter from the fixture is known only when the items run: they are skips, not left out
+    project.makeconftest(
+        "import pytest\n\nclass HistoryOnly:\n    layers = ('history',)\n\n"
+        "@pytest.fixture\ndef harness_adapter():\n    return 'adapters:make'\n"
+    )
+    project.makepyfile(
+        adapters="from conftest import HistoryOnly\n\ndef make():\n    return HistoryOnly()\n"
+    )
+    project.syspathinsert()
+    result = plain(project)
+    result.assert_outcomes(skipped=2)
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["harness: all 2 scenarios were skipped, so nothing was checked*"])
+    project.makepyfile(test_other="def test_other():\n    pass\n")
+    result = plain(project)
     result.assert_outcomes(passed=1, skipped=2)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["harness: all 2 scenarios were skipped*"])

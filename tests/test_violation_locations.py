@@ -7,6 +7,7 @@ from pathlib import Path
 from textwrap import dedent
 
 from harness import replay
+from harness._files import shown
 from harness.adapters.driver.mutants import BatchesCalls
 from harness.adapters.registry import AdapterInfo
 from harness.report import render_violation
@@ -98,8 +99,8 @@ def test_a_wire_file_violation_points_at_the_recordings_own_line(tmp_path):
     text = WIRE_HEADER.format(kind="file") + "wire: {dialect: anthropic, file: stream.sse}\n"
     header, violation = first_location(text, tmp_path / "s.yaml", HOLDS_CALLS)
     line = line_number(recording.read_text(), "event: content_block_stop")
-    assert header.endswith(f", {recording}:{line}")
-    assert (violation["file"], violation["line"]) == (str(recording), line)
+    assert header.endswith(f", {shown(recording.resolve())}:{line}")
+    assert (violation["file"], violation["line"]) == (shown(recording.resolve()), line)
 
 
 def test_an_inline_literal_body_violation_points_at_the_scenarios_own_line(tmp_path):
@@ -139,5 +140,6 @@ def test_a_cassette_violation_points_at_the_interactions_body(tmp_path):
     )
     header, violation = first_location(text, tmp_path / "s.yaml", "driver-mutant-openai-keys-by-id")
     # the body's lines count within it, as its read errors name it; not the scenario's lines
-    assert f", {cassette} interactions[0] response body:" in header
-    assert violation["file"] == f"{cassette} interactions[0] response body"
+    named = shown(cassette.resolve())  # relative to the working folder when inside it
+    assert f", {named} interactions[0] response body:" in header
+    assert violation["file"] == f"{named} interactions[0] response body"

@@ -44,6 +44,16 @@ def _quirk_selection(text: str) -> str | tuple[str, ...]:
     return quirks
 
 
+def _case_options(parser: argparse.ArgumentParser) -> None:
+    """The case of a driver scenario a command picks (as ``replay.cases.pick_case`` reads it)."""
+    parser.add_argument(
+        "--dialect", help="a driver scenario's dialect (default: its first that can carry it)"
+    )
+    parser.add_argument(
+        "--quirk", action="append", default=[], metavar="Q", help="add this quirk (repeatable)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="harness", description="Conformance harness for streaming agent event consumers."
@@ -110,12 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a scenario's events, or the exact chunks a driver reads, numbered as failures number them",
     )
     show.add_argument("scenario", metavar="SCENARIO", help="a scenario file")
-    show.add_argument(
-        "--dialect", help="a driver scenario's dialect (default: its first that can carry it)"
-    )
-    show.add_argument(
-        "--quirk", action="append", default=[], metavar="Q", help="add this quirk (repeatable)"
-    )
+    _case_options(show)
     show.add_argument(
         "--reads",
         choices=("events", "bytes"),
@@ -215,12 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SCENARIO_OR_CASSETTE",
         help="a driver scenario, a vcrpy cassette, or a raw recorded body",
     )
-    serve.add_argument(
-        "--dialect", help="a scenario's dialect (default: its first that can carry it)"
-    )
-    serve.add_argument(
-        "--quirk", action="append", default=[], metavar="Q", help="add this quirk (repeatable)"
-    )
+    _case_options(serve)
     serve.add_argument(
         "--fault",
         action="append",

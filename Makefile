@@ -17,13 +17,18 @@ STAMP := $(VENV)/.installed
 # so a failed run never breaks the next one.
 SUPPORTED = import sys; sys.exit(sys.version_info < (3, 11))
 
-$(STAMP): pyproject.toml
+# $(call usable_venv,DIR): DIR holds a virtual environment of a supported Python afterwards
+define usable_venv
 	@$(PYTHON) -c '$(SUPPORTED)' 2>/dev/null || { \
 		echo "error: streamharness needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) --version 2>&1 || echo missing)." >&2; \
 		echo "       Give another one: make $(MAKECMDGOALS) PYTHON=python3.11" >&2; exit 1; }
-	@if [ -e $(VENV) ] && ! $(BIN)/python -c '$(SUPPORTED)' 2>/dev/null; then \
-		echo "$(VENV) is broken or made by an unsupported Python: making it again"; rm -rf $(VENV); fi
-	@test -x $(BIN)/python || { echo "creating $(VENV) with $$($(PYTHON) --version 2>&1)"; $(PYTHON) -m venv $(VENV); }
+	@if [ -e $(1) ] && ! $(1)/bin/python -c '$(SUPPORTED)' 2>/dev/null; then \
+		echo "$(1) is broken or made by an unsupported Python: making it again"; rm -rf $(1); fi
+	@test -x $(1)/bin/python || { echo "creating $(1) with $$($(PYTHON) --version 2>&1)"; $(PYTHON) -m venv $(1); }
+endef
+
+$(STAMP): pyproject.toml
+	$(call usable_venv,$(VENV))
 	@echo "installing streamharness and its test tools and consumer libraries into $(VENV) (a minute or so):"
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	@# libs: the consumer libraries the tests in tests/libs reproduce behaviour of
@@ -61,7 +66,7 @@ test-fast: $(STAMP)
 # reproductions and the matrix's explanations of it run in an environment of their own.
 LITELLM_VENV := .venv-litellm
 test-litellm:
-	@test -x $(LITELLM_VENV)/bin/python || $(PYTHON) -m venv $(LITELLM_VENV)
+	$(call usable_venv,$(LITELLM_VENV))
 	$(LITELLM_VENV)/bin/python -m pip install --quiet -e '.[test,litellm]'
 	@$(LITELLM_VENV)/bin/python -m pytest -q tests/libs/test_litellm.py tests/libs/test_adapters.py \
 		tests/test_matrix.py -k "litellm or explained or outlives"; status=$$?; \

@@ -53,6 +53,44 @@ class LimitExceeded(yaml.MarkedYAMLError):
     """A document past ``MAX_NODES`` or ``MAX_DEPTH``; ``problem`` says which, at its mark."""
 
 
+def check_limits(root: yaml.Node, what: str) -> None:
+    """``LimitExceeded`` at the first node (children before parents) that, with its aliases
+    expanded, stands for more than ``MAX_NODES`` values or nests deeper than ``MAX_DEPTH``.
+    Iterative, each node measured once; a recursive alias counts once (the constructor refuses
+    it anyway)."""
+    stats: dict[int, tuple[int, int]] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, ready = stack.pop()
+        if id(node) in stats:
+            continue
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        else:
+            stats[id(node)] = (1, 0)
+            continue
+        pending = [child for child in children if id(child) not in stats]
+        if pending and not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for child in pending)
+            continue
+        measured = [stats.get(id(child), (1, 0)) for child in children]
+        size = 1 + sum(n for n, _ in measured)
+        depth = 1 + max((d for _, d in measured), default=0)
+        if depth > MAX_DEPTH:
+            problem = f"with its aliases expanded the {what} nests deeper than {MAX_DEPTH} levels"
+            raise LimitExceeded(None, None, problem, node.start_mark)
+        if size > MAX_NODES:
+            problem = (
+                f"with its aliases expanded the {what} holds more than {MAX_NODES:,} values; "
+                "that is more than a file may"
+            )
+            raise LimitExceeded(None, None, problem, node.start_mark)
+        stats[id(node)] = (size, depth)
+
+
 class BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, bounded: no document nests deeper than ``MAX_DEPTH`` or stands for
     more than ``MAX_NODES`` values with its aliases expanded (counted as the nodes are composed,
@@ -75,10 +113,9 @@ class BoundedLoader(yaml.SafeLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._open = 0
-        #: each composed node's (values it stands for, depth), aliases expanded
-        self._stats: dict[int, tuple[int, int]] = {}
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        # PyYAML's composer recurses: stop before Python's own limit does
         self._open += 1
         try:
             if self._open > MAX_DEPTH:
@@ -88,39 +125,13 @@ class BoundedLoader(yaml.SafeLoader):
                 )
             node = super().compose_node(parent, index)
             assert node is not None  # an event was there to compose
+            return node
         finally:
             self._open -= 1
-        if id(node) not in self._stats:
-            self._stats[id(node)] = self._measure(node)
-        size, depth = self._stats[id(node)]
-        if depth > MAX_DEPTH:
-            raise LimitExceeded(
-                None,
-                None,
-                f"with its aliases expanded the {self.what} nests deeper than {MAX_DEPTH} levels",
-                node.start_mark,
-            )
-        if size > MAX_NODES:
-            raise LimitExceeded(
-                None,
-                None,
-                f"with its aliases expanded the {self.what} holds more than {MAX_NODES:,} "
-                "values; that is more than a file may",
-                node.start_mark,
-            )
-        return node
 
-    def _measure(self, node: yaml.Node) -> tuple[int, int]:
-        # children are composed (and measured) before their parent; an alias to a node still
-        # being composed (a recursive one) counts once: the constructor refuses it anyway
-        if isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        else:
-            return 1, 0
-        stats = [self._stats.get(id(child), (1, 0)) for child in children]
-        return 1 + sum(s for s, _ in stats), 1 + max((d for _, d in stats), default=0)
+    def construct_document(self, node: yaml.Node) -> Any:
+        check_limits(node, self.what)  # composing shares aliases; building would expand them
+        return super().construct_document(node)
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         try:
@@ -218,37 +229,6 @@ except ImportError:  # pragma: no cover - PyYAML without libyaml
     _HAS_LIBYAML = False
 
 
-def _within_limits(root: yaml.Node) -> bool:
-    """Whether a node composed without ``BoundedLoader.compose_node`` (by libyaml) keeps to
-    ``MAX_DEPTH`` and ``MAX_NODES``, aliases expanded; iterative, each node measured once."""
-    stats: dict[int, tuple[int, int]] = {}
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        if id(node) in stats:
-            continue
-        if isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        else:
-            stats[id(node)] = (1, 0)
-            continue
-        if not children_done:
-            stats_pending = [c for c in children if id(c) not in stats]
-            if stats_pending:
-                stack.append((node, True))
-                stack.extend((c, False) for c in stats_pending)
-                continue
-        measured = [stats.get(id(c), (1, 0)) for c in children]  # recursive alias: counts once
-        size = 1 + sum(n for n, _ in measured)
-        depth = 1 + max((d for _, d in measured), default=0)
-        if size > MAX_NODES or depth > MAX_DEPTH:
-            return False
-        stats[id(node)] = (size, depth)
-    return True
-
-
 def _load_documents(text: str, fast: bool = False) -> list[Any]:
     loader = _FastLoader(text) if fast else _Loader(text)
     try:
@@ -256,8 +236,6 @@ def _load_documents(text: str, fast: bool = False) -> list[Any]:
         while loader.check_node():
             node = loader.get_node()
             assert node is not None  # check_node() said there is one
-            if fast and not _within_limits(node):
-                raise LimitExceeded(None, None, "over a limit", node.start_mark)
             documents.append(loader.construct_document(node))
         return documents
     finally:
@@ -268,9 +246,8 @@ if _HAS_LIBYAML:
 
     class _FastLoader(CParser, _Loader):
         """``_Loader``'s constructors and resolvers on libyaml's parser (ten times faster on
-        long traces). It composes in C, past ``compose_node``: the limits are checked on each
-        composed document before it is built, and a document it refuses for any reason is
-        read again by ``_Loader`` for the located message."""
+        long traces; it composes in C, past ``compose_node``, and nests 1,000 levels at most).
+        A document it refuses for any reason is read again by ``_Loader`` for the message."""
 
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)

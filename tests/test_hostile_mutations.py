@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness._errors import HarnessError
 from harness.replay import replay
 from harness.scenario import DriverScenario, load_scenario
 from harness.wire import read_cassette
@@ -150,4 +149,4 @@ def test_every_original_is_read() -> None:
     for path in originals("scenario"):
         load_scenario(path)
     for path in originals("cassette"):
-        assert not isinstance(read_cassette(path), HarnessError)
+        read_cassette(path)  # raises on a problem

@@ -74,8 +74,8 @@ def test_a_control_character_is_located(
         cut = int(at * len(text))
         path = write(folder / original.name, text[:cut] + char + text[cut:])
         result = outcome("control characters", lambda: read(path))  # noqa: B023
-        if isinstance(result, (ScenarioError, WireError)) and "U+" in str(result):
-            assert f":{text.count(chr(10), 0, cut) + 1}:" in str(result), str(result)
+        assert isinstance(result, (ScenarioError, WireError)) and "U+" in str(result), result
+        assert f":{text.count(chr(10), 0, cut) + 1}:" in str(result), str(result)
 
 
 def test_a_nul_in_a_cassette_names_its_line() -> None:

@@ -536,9 +536,8 @@ def _json_arguments(arguments: str, where: str, index: int) -> None:
     try:
         json.loads(arguments)
     except json.JSONDecodeError as exc:
-        shown = arguments if len(arguments) <= 60 else arguments[:57] + "..."
         raise HistoryFormatError(
-            f"{where}: arguments are not JSON text ({exc.msg}): {excerpt(shown)}", index=index
+            f"{where}: arguments are not JSON text ({exc.msg}): {excerpt(arguments)}", index=index
         ) from None
 
 

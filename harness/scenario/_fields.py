@@ -72,7 +72,8 @@ class Fields:
             return default
         value = self.data[key]
         if not isinstance(value, str):
-            hint = f" (quote it: '{value}')" if isinstance(value, (int, float)) else ""
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            hint = " (quote it)" if number else ""
             self.fail(
                 self.line_of(key),
                 f"{key!r} in {self.where} should be text, got {_describe(value)}{hint}",

@@ -154,8 +154,7 @@ def _recorded_wire(
     except WireError as exc:
         if given[0] == "body":
             # an inline body's line n is a line of this file when it can be followed
-            inline = _inline(r.text, w.line_of("body"), w.str("body"), r.path)
-            w.fail(inline.line(exc.line), f"the recorded stream cannot be read: {exc.message}")
+            w.fail(recording.line(exc.line), f"the recorded stream cannot be read: {exc.message}")
         w.fail(w.line_of(given[0]), f"the recorded stream cannot be read: {exc}")
 
 

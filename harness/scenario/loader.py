@@ -184,7 +184,7 @@ def _read(data: Any, path: str, problems: list[Problem], text: str) -> Scenario:
 
 
 def _header(top: Fields, path: str, layer: str) -> ScenarioHeader:
-    from harness.rules import RULES
+    from harness.rules import RULES, rules_for
 
     scenario_id = top.str("id", "")
     if not scenario_id:
@@ -203,7 +203,7 @@ def _header(top: Fields, path: str, layer: str) -> ScenarioHeader:
                     f"unknown rule id {name!r} (rules of the {layer} layer: {known})",
                 )
     disabled = top.str_list("disable_rules")
-    if disabled and all(r.id in disabled for r in RULES.values() if r.layer == layer):
+    if disabled and not rules_for(layer, disabled=disabled):
         top.note(
             top.line_of("disable_rules"),
             f"'disable_rules' turns off every rule of the {layer} layer: "

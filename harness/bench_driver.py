@@ -113,20 +113,20 @@ def phases(scenario: DriverScenario, adapter: str) -> Phases:
     emitted, out.drive = _cpu(lambda: [(item, source.reads) for item in _items(instance, source)])
     outputs = tuple((coerce_output(item, n), at) for n, (item, at) in enumerate(emitted))
     facts, expect = _cpu(lambda: turn_facts(scenario.turn))
-    run = DriverRun(
+    run = DriverRun(  # as the replay makes it, for a run without cancellation that raised nothing
         codec.name,
         tuple(reads),
         facts,
         outputs,
-        source.reads,
-        source.overread,
-        source.closed,
-        None,
-        False,
-        None,
-        False,
-        str(declared_contract(instance)),
-        bool(getattr(codec, "stream_outlives_turn", False)),
+        reads=source.reads,
+        overread=source.overread,
+        upstream_closed=source.closed,
+        cancel_after=None,
+        cancelled=False,
+        raised=None,
+        cancel_reached=False,
+        contract=str(declared_contract(instance)),
+        stream_outlives_turn=bool(getattr(codec, "stream_outlives_turn", False)),
     )
     check, derive = _cpu(lambda: DriverCheck(run))
     out.rules["(expectations)"] = expect + derive

@@ -429,8 +429,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             )
         count = len(scenario.events)
         print(f"{scenario.path}: {scenario.id} ({scenario.title}), {count} events")
-        for index in range(count):
-            print(event_line(scenario, index))
+        for index, event in enumerate(scenario.events):  # one pass over a generated trace
+            print(event_line(scenario, index, event))
         return EXIT_OK
     case, codec = pick_case(scenario, args.dialect, tuple(args.quirk), dialects())
     reads: Sequence[Any] = fed_chunks(case, codec)

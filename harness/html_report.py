@@ -17,8 +17,7 @@ disk and works as a CI artifact. Everything a scenario or an adapter wrote is es
   shows for the same scenario (the data of the syrupy snapshot), lines that differ marked.
 
 The pytest plugin renders the pieces where the results are (an xdist worker) and assembles
-them at the end: ``summary_row`` and ``failure_section`` give the pieces, ``render_document``
-the file.
+them at the end: ``result_piece`` gives a result's piece, ``document_from_pieces`` the file.
 """
 
 from __future__ import annotations
@@ -165,14 +164,12 @@ def render_report(
     results: Sequence[ScenarioResult],
     *,
     adapter: str | None = None,
-    pytest: bool = False,
     expectations: bool = True,
     title: str = "Conformance report",
     per_adapter: tuple[int, int] | None = None,
 ) -> str:
     """The whole file for ``results``. ``adapter``: the reference the user gave, for the
-    reproduce commands (None: each result's adapter name); ``pytest``: add the pytest command;
-    ``expectations``: replay each failing case against its layer's reference consumer, to show
+    reproduce commands (None: each result's adapter name); ``expectations``: replay each failing case against its layer's reference consumer, to show
     what a correct consumer shows next to what this one showed.
 
     A timeline is drawn for the first failing case of each scenario. ``per_adapter=(drawn,
@@ -199,7 +196,7 @@ def render_report(
             listed = listed[: max(per_adapter[1], len(shortest))]
         for result in listed:
             reference = result.adapter if adapter is None else adapter
-            commands = reproduce_commands(result, reference, pytest=pytest)
+            commands = reproduce_commands(result, reference)
             sections.append(
                 failure_section(
                     result, commands, expectations=expectations, timeline=id(result) in draw

@@ -26,9 +26,6 @@ from harness import pytest_recordings
 from harness._errors import ConformanceFailure, ScenarioError, UsageError
 from harness.library import LIBRARY_PREFIX
 
-#: the node id under which the built-in library's scenarios are collected
-LIBRARY_NODE = LIBRARY_PREFIX
-
 #: recording provider traffic (the harness_record marker, --record-mode)
 pytest_plugins = ["harness.record.plugin"]
 
@@ -168,7 +165,7 @@ def _scenario_folders(config: pytest.Config) -> list[tuple[Path, str]]:
     if library not in ("auto", "true", "false"):
         raise pytest.UsageError(f"harness_library must be auto, true or false, not {library!r}")
     if (library == "true" or (library == "auto" and configured)) and not narrowed:
-        folders.append((library_path(), LIBRARY_NODE))
+        folders.append((library_path(), LIBRARY_PREFIX))  # its node ids
     if not narrowed or explicit:
         for folder in config.getini("harness_scenarios"):
             path = Path(folder)
@@ -440,14 +437,14 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     broken = [r for r in results if r.status in ("fail", "error")]
     result = broken[0] if broken else results[0]
     item.stash[_RESULT] = result
-    item.stash[_RESULTS] = (results, reference if isinstance(reference, str) else None)
+    # a fixture may give an AdapterInfo, which no command line can name; the pytest command
+    # names the adapter only if this run did: else the node ids change and --lf no longer
+    # finds the item
+    named = reference if isinstance(reference, str) else None
+    item.stash[_RESULTS] = (results, named, adapter_ref is not None)
     if result.status == "skip":
         pytest.skip(result.skip_reason or "")
     if broken:
-        # a fixture may give an AdapterInfo, which no command line can name
-        named = reference if isinstance(reference, str) else None
-        # the pytest command names the adapter only if this run did: else the node ids change
-        # and --lf no longer finds the item
         texts = [
             render_failure(
                 r, reproduce_commands(r, named, pytest=True, adapter_option=adapter_ref is not None)
@@ -468,7 +465,8 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
 
 
 _RESULT = pytest.StashKey[Any]()
-_RESULTS = pytest.StashKey[tuple[list[Any], str | None]]()
+#: an item's results, the adapter reference a command line can name, and whether it was given
+_RESULTS = pytest.StashKey[tuple[list[Any], str | None, bool]]()
 
 
 @pytest.fixture
@@ -497,14 +495,14 @@ def pytest_runtest_makereport(
             else:
                 summary[rule] = "fail" if rule in broken else "pass"
         report.user_properties.append(("harness_rules", json.dumps(summary)))
-        report.user_properties.append(("harness_layer", result.scenario.layer))
         if item.config.getoption("harness_html", None):
             from harness.html_report import result_piece
             from harness.report import reproduce_commands
 
-            results, named = item.stash[_RESULTS]
+            results, named, given = item.stash[_RESULTS]
             for one in results:
-                piece = result_piece(one, reproduce_commands(one, named, pytest=True))
+                commands = reproduce_commands(one, named, pytest=True, adapter_option=given)
+                piece = result_piece(one, commands)
                 if piece is not None:
                     report.user_properties.append(("harness_html", piece))
     return report

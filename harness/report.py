@@ -12,6 +12,7 @@ import functools
 import re
 import shlex
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from harness.codecs.registry import registered
 from harness.library import command_line_path
@@ -97,10 +98,11 @@ def excerpt(result: ScenarioResult, violation: Violation, radius: int = 2) -> li
     return [event_line(scenario, i, marked=i == violation.event_index) for i in range(lo, hi)]
 
 
-def event_line(scenario: Scenario, index: int, *, marked: bool = False) -> str:
+def event_line(scenario: Scenario, index: int, event: Any = None, *, marked: bool = False) -> str:
     """One event of the expanded trace: its index, its line in the file the scenario's
-    locations name, its kind, and its session (or a driver turn event's fields)."""
-    event = scenario.events[index]
+    locations name, its kind, and its session (or a driver turn event's fields). Give the
+    ``event`` when going through the trace: finding it by index re-makes a generated run."""
+    event = scenario.events[index] if event is None else event
     session = getattr(event, "session_id", None)
     where = f"{session}  {_summary(event)}" if session is not None else _turn_summary(event)
     line = scenario.event_line(index)

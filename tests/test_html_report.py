@@ -18,12 +18,12 @@ import pytest
 from harness.adapters.registry import resolve_adapter
 from harness.cli import main
 from harness.html_report import FOLD_AT, render_report, write_report
+from harness.library import command_line_path, library_path
 from harness.model import session as ev
 from harness.model.trace import Trace
 from harness.replay import replay
 from harness.replay.cases import cases_for
 from harness.replay.result import ScenarioResult
-from harness.report import reproduce_commands
 from harness.rules.registry import Violation
 from harness.scenario import discover, load_scenario
 from tests.scenarios_for_tests import LIBRARY, as_session
@@ -69,8 +69,9 @@ def test_the_violation_is_marked_at_its_event_with_rule_message_and_reproduce_co
     assert marked is not None
     callout = document[marked.end() :].split("</div></div>", 1)[0]
     assert f"[{first.rule}]" in callout
-    command = reproduce_commands(result, SESSION[0])[0]
-    assert command.replace("'", "&#x27;") in document
+    path = command_line_path(library_path() / SESSION[1])  # as from this folder
+    command = f"python -m harness run {path} --adapter {SESSION[0]}"
+    assert command in document
     assert "harness run" in callout
 
 

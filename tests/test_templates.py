@@ -59,8 +59,6 @@ def test_a_template_replays_its_layer_without_an_adapter_error(name):
     assert not errors  # what it returns has the shape the doc gives
     passed = {r.scenario.id for r in results if r.status == "pass"}
     assert set(must_pass) <= passed
-    # a template is minimal, not the reference: its failures are the rules' to report
-    assert all(re.fullmatch(r"[a-z-]+", rule) for r in results for rule in r.rules_broken)
 
 
 DOC = (ROOT / "docs" / "ADAPTERS.md").read_text()
@@ -99,6 +97,10 @@ def test_the_doc_shows_chunks_as_a_driver_reads_them():
         case, codec = pick_case(scenario, dialect, (), dialects())
         return [c.data for c in fed_chunks(case, codec)]
 
+    # what the page's table shows of each dialect's chunks is what a driver reads
+    assert "`'data: [DONE]\\n\\n'`" in DOC
+    assert "`'[{...'`, then `'\\n,\\r\\n{...'`, ..., `'\\n]'`" in DOC
+    assert "after `response.completed`" in DOC
     assert chunks("openai-chat")[-1] == "data: [DONE]\n\n"
     assert chunks("anthropic")[0].startswith("event: message_start\ndata: {")
     assert chunks("anthropic")[-1].startswith("event: message_stop\n")

@@ -445,6 +445,10 @@ def forward_attachment(c: SessionCheck) -> Iterator[Finding]:
                 )
 
 
+#: how many of the messages showing one call a violation names
+_HOSTS_NAMED = 5
+
+
 @rule(
     "exactly-once",
     layer="session",
@@ -458,7 +462,11 @@ def exactly_once(c: SessionCheck) -> Iterator[Finding]:
         if len(places) > 1:
             record = c.ledger.live_call(key, c.c)
             index = record.completed_index if record and record.completed_index >= 0 else c.c
-            hosts = ", ".join(repr(p[0]) for p in places)
+            # a few hosts name the bug; all of them, in a long session, would make each
+            # violation as long as the transcript
+            hosts = ", ".join(repr(p[0]) for p in places[:_HOSTS_NAMED])
+            if len(places) > _HOSTS_NAMED:
+                hosts += f" and {len(places) - _HOSTS_NAMED} more"
             host = record.placement_at(c.c)[1] if record else None
             belongs = f"once, on message {host!r}" if host is not None else "on no message now"
             yield Finding(

@@ -7,6 +7,7 @@ scenario, so the same scenario always expands to the same trace on every machine
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -49,6 +50,8 @@ _WORD_BITS = len(_WORDS).bit_length()
 #: each draw of ``_WORD_BITS`` bits to its word; None past the list (drawn again, as
 #: ``random.choice`` does)
 _WORD_AT: tuple[str | None, ...] = (*_WORDS, *[None] * (2**_WORD_BITS - len(_WORDS)))
+#: events a burst makes before handing them on (a nested session hands on its own)
+_CHUNK = 256
 _TOOLS = ("workspace_read", "workspace_grep", "bash_command", "fetch_file", "web_search")
 
 
@@ -146,29 +149,46 @@ class _Burst:
         self, session_id: str, parent: str, budget: int, depth: int
     ) -> Iterator[ev.SessionEvent]:
         """Exactly ``budget`` events (at least 4) for one sub-session and its nested ones."""
+        return itertools.chain.from_iterable(self._chunks(session_id, parent, budget, depth))
+
+    def _chunks(
+        self, session_id: str, parent: str, budget: int, depth: int
+    ) -> Iterator[list[ev.SessionEvent]]:
+        """``session``'s events a few hundred at a time: a nested session's events then pass
+        up through its parents' generators once a chunk, not once an event."""
         # every event is made with its fields named outright (no ``**kw``): a million of
         # them are made on every pass over a long trace
         line, rng = self.line, self.rng
         sid, text = session_id, self.text
         random_, draw, word, bits = rng.random, rng.getrandbits, _WORD_AT, _WORD_BITS
         delta = ev.MessageDelta
-        yield ev.SubsessionStart(session_id=sid, parent_session_id=parent, line=line)
-        yield ev.InteractionStart(
-            interaction_id=f"{sid}-i1", session_id=sid, parent_session_id=parent, line=line
+        out: list[ev.SessionEvent] = []
+        emit = out.append
+        emit(ev.SubsessionStart(session_id=sid, parent_session_id=parent, line=line))
+        emit(
+            ev.InteractionStart(
+                interaction_id=f"{sid}-i1", session_id=sid, parent_session_id=parent, line=line
+            )
         )
         remaining = budget - 4
         open_calls: list[ev.ToolCall] = []
         messages = nested = 0
         while remaining > 0:
+            if len(out) >= _CHUNK:
+                yield out
+                out = []
+                emit = out.append
             roll = random_()
             if open_calls and (roll < 0.25 or remaining <= len(open_calls) + 1):
                 call = open_calls.pop(0)
-                yield ev.ToolCompleted(
-                    calls=(call,),
-                    results=(ev.ToolResult(call.id, f"{call.name} output: {text(4)}"),),
-                    session_id=sid,
-                    parent_session_id=parent,
-                    line=line,
+                emit(
+                    ev.ToolCompleted(
+                        calls=(call,),
+                        results=(ev.ToolResult(call.id, f"{call.name} output: {text(4)}"),),
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
                 )
                 remaining -= 1
             elif roll < 0.55 and remaining >= 3:
@@ -177,12 +197,14 @@ class _Burst:
                 deltas = min(remaining - 2, rng.randint(4, 40))
                 role: ev.MessageRole = "thought" if random_() < 0.3 else "assistant"
                 message_id = f"{sid}-m{messages}"
-                yield ev.MessageStart(
-                    message_id=message_id,
-                    role=role,
-                    session_id=sid,
-                    parent_session_id=parent,
-                    line=line,
+                emit(
+                    ev.MessageStart(
+                        message_id=message_id,
+                        role=role,
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
                 )
                 for _ in range(deltas):
                     # text(3) inlined: three words and a space
@@ -195,67 +217,88 @@ class _Burst:
                     c = word[draw(bits)]
                     while c is None:
                         c = word[draw(bits)]
-                    yield delta(
-                        message_id=message_id,
-                        text=f"{a} {b} {c} ",
-                        session_id=sid,
-                        parent_session_id=parent,
-                        line=line,
+                    emit(
+                        delta(
+                            message_id=message_id,
+                            text=f"{a} {b} {c} ",
+                            session_id=sid,
+                            parent_session_id=parent,
+                            line=line,
+                        )
                     )
-                yield ev.MessageEnd(
-                    message_id=message_id, session_id=sid, parent_session_id=parent, line=line
+                emit(
+                    ev.MessageEnd(
+                        message_id=message_id, session_id=sid, parent_session_id=parent, line=line
+                    )
                 )
                 remaining -= deltas + 2
             elif roll < 0.75 and remaining >= 3 + len(open_calls):
                 name = rng.choice(_TOOLS)
                 args = json.dumps({"path": f"src/{text(1)}.py"})
                 call = ev.ToolCall(self.tool_id(), name, args)
-                yield ev.ToolSelect(
-                    calls=(ev.ToolCall(call.id, name, ""),),
-                    session_id=sid,
-                    parent_session_id=parent,
-                    line=line,
+                emit(
+                    ev.ToolSelect(
+                        calls=(ev.ToolCall(call.id, name, ""),),
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
                 )
-                yield ev.ToolExecuting(
-                    calls=(call,), session_id=sid, parent_session_id=parent, line=line
+                emit(
+                    ev.ToolExecuting(
+                        calls=(call,), session_id=sid, parent_session_id=parent, line=line
+                    )
                 )
                 open_calls.append(call)
                 remaining -= 2
             elif depth > 1 and roll < 0.80 and remaining >= 40:
                 nested += 1
                 size = rng.randint(20, max(20, remaining // 3))
-                yield from self.session(f"{sid}/sub-{nested}", sid, size, depth - 1)
+                if out:  # what came before the nested session, first
+                    yield out
+                    out = []
+                    emit = out.append
+                yield from self._chunks(f"{sid}/sub-{nested}", sid, size, depth - 1)
                 remaining -= size
             elif roll < 0.90:
-                yield ev.SystemMessage(
-                    severity="info",
-                    text=text(5),
-                    session_id=sid,
-                    parent_session_id=parent,
-                    line=line,
+                emit(
+                    ev.SystemMessage(
+                        severity="info",
+                        text=text(5),
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
                 )
                 remaining -= 1
             else:
-                yield ev.Media(
-                    content_type="text/html",
-                    content=f"<p>{text(3)}</p>",
+                emit(
+                    ev.Media(
+                        content_type="text/html",
+                        content=f"<p>{text(3)}</p>",
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
+                )
+                remaining -= 1
+        for call in open_calls:  # only reached when the budget ran out exactly
+            emit(
+                ev.ToolCompleted(
+                    calls=(call,),
+                    results=(ev.ToolResult(call.id, "ok"),),
                     session_id=sid,
                     parent_session_id=parent,
                     line=line,
                 )
-                remaining -= 1
-        for call in open_calls:  # only reached when the budget ran out exactly
-            yield ev.ToolCompleted(
-                calls=(call,),
-                results=(ev.ToolResult(call.id, "ok"),),
-                session_id=sid,
-                parent_session_id=parent,
-                line=line,
             )
-        yield ev.InteractionEnd(
-            interaction_id=f"{sid}-i1", session_id=sid, parent_session_id=parent, line=line
+        emit(
+            ev.InteractionEnd(
+                interaction_id=f"{sid}-i1", session_id=sid, parent_session_id=parent, line=line
+            )
         )
-        yield ev.SubsessionEnd(session_id=sid, parent_session_id=parent, line=line)
+        emit(ev.SubsessionEnd(session_id=sid, parent_session_id=parent, line=line))
+        yield out
 
 
 def burst_events(

@@ -85,16 +85,22 @@ class SessionCheck:
         calls one by one when this is False.
         """
         if self._as_expected is None:
-            expected, _ = self.ledger.placements_at(self.c)
-            observed = {}
-            for key, places in self.attached.items():
-                if len(places) != 1:
-                    self._as_expected = False
-                    return False
-                host, call = places[0]
-                observed[key] = (host, call.name, call.input, call.result, call.is_error)
-            self._as_expected = observed == expected
+            self._as_expected = self._placed_once() == self.ledger.placements_at(self.c)[0]
         return self._as_expected
+
+    def _placed_once(self) -> dict[Key, tuple[Any, ...]] | None:
+        """Where the transcript shows each call, read straight from it (``attached`` is built
+        only when a rule must look closer); None when a call shows more than once."""
+        observed: dict[Key, tuple[Any, ...]] = {}
+        for session_id, view in self.transcript.sessions.items():
+            for message in view.messages:
+                host = message.message_id
+                for call in message.tool_calls:
+                    key = (session_id, call.id)
+                    if key in observed:
+                        return None
+                    observed[key] = (host, call.name, call.input, call.result, call.is_error)
+        return observed
 
     @property
     def notifications_as_expected(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, ClassVar
 
 import yaml
@@ -10,7 +11,10 @@ from harness._errors import Problem, ScenarioError
 
 
 class LocatedDict(dict[Any, Any]):
-    """A mapping from the file, with the line of the mapping and of each value."""
+    """A mapping from the file, with the line of the mapping and of each value (kept only
+    where it is not the mapping's own line: a long trace is mostly one-line steps)."""
+
+    __slots__ = ("line", "value_lines")  # no __dict__: a long trace holds many of these
 
     line: int
     value_lines: dict[Any, int]
@@ -20,6 +24,8 @@ class LocatedDict(dict[Any, Any]):
 
 
 class LocatedList(list[Any]):
+    __slots__ = ("item_lines", "line")
+
     line: int
     item_lines: list[int]
 
@@ -71,7 +77,12 @@ def check_limits(root: yaml.Node, what: str) -> None:
         else:
             stats[id(node)] = (1, 0)
             continue
-        pending = [child for child in children if id(child) not in stats]
+        # only collections are measured and kept: a scalar is (1, 0), and most nodes are
+        pending = [
+            child
+            for child in children
+            if isinstance(child, (yaml.MappingNode, yaml.SequenceNode)) and id(child) not in stats
+        ]
         if pending and not ready:
             stack.append((node, True))
             stack.extend((child, False) for child in pending)
@@ -201,12 +212,15 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> LocatedDict:
         first_seen[key] = key_line
     loader.flatten_mapping(node)
     mapping = LocatedDict()
-    mapping.line = node.start_mark.line + 1
-    mapping.value_lines = {}
+    mapping.line = line = node.start_mark.line + 1
+    mapping.value_lines = lines = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if type(key) is str:  # the same few keys on every step of a long trace, held once
+            key = sys.intern(key)
         mapping[key] = loader.construct_object(value_node, deep=True)
-        mapping.value_lines[key] = value_node.start_mark.line + 1
+        if value_node.start_mark.line + 1 != line:
+            lines[key] = value_node.start_mark.line + 1
     return mapping
 
 

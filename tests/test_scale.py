@@ -7,6 +7,7 @@ import dataclasses
 
 import pytest
 
+from harness._errors import ScenarioError
 from harness.bench import bench_scenario, heavy_literal_text, heavy_message_text, peak_rss_mb
 from harness.model import session as ev
 from harness.model.observation import Observation
@@ -99,3 +100,24 @@ def test_literal_steps_load_to_their_events() -> None:
     scenario = parse_scenario(heavy_literal_text(3_004), "literal.yaml")
     assert len(scenario.events) == 3_004
     assert replay(scenario, "session-reference").status == "pass"
+
+
+def _burst_then(*steps: str) -> str:
+    return (
+        "id: long-ids\ntitle: t\ndescription: d\nsource: s\nlayer: session\ntrace:\n"
+        "  - user_message: {text: go}\n"
+        f"  - burst: {{session: sub, parent: main, events: {LONG}, seed: 3}}\n"
+        + "".join(f"  - {step}\n" for step in steps)
+    )
+
+
+def test_message_ids_of_a_lazy_run_are_checked_against_the_steps_around_it() -> None:
+    """A long burst's message ids are checked without making its events again: a later step
+    may continue one of its messages, and may not start one again."""
+    again = "message_start: {session: sub, parent: main, id: sub-m1}"
+    more = "message_delta: {session: sub, parent: main, id: sub-m1, text: more}"
+    scenario = parse_scenario(_burst_then(more), "long.yaml")
+    assert isinstance(scenario, SessionScenario)
+    assert any(isinstance(run, LazyRun) for run in scenario.trace.runs)
+    with pytest.raises(ScenarioError, match="message id 'sub-m1' is used twice in session 'sub'"):
+        parse_scenario(_burst_then(again), "long.yaml")

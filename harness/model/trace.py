@@ -19,6 +19,7 @@ from harness.model import session as ev
 
 _TYPES: tuple[type[ev.SessionEvent], ...] = tuple(ev.EVENT_TYPES.values())
 _CODES: dict[type[ev.SessionEvent], int] = {cls: n for n, cls in enumerate(_TYPES)}
+_OTHER_MESSAGE, _RESUME = _CODES[ev.UserMessage], _CODES[ev.Resume]
 
 
 class LazyRun:
@@ -29,7 +30,7 @@ class LazyRun:
     parents of the sub-sessions it starts.
     """
 
-    __slots__ = ("kinds", "line", "make", "parents")
+    __slots__ = ("kinds", "line", "make", "messages", "parents")
 
     def __init__(
         self,
@@ -41,16 +42,36 @@ class LazyRun:
     ) -> None:
         self.make = make
         self.line = line
+        #: the (session, message id) of every message the run starts, in order, when its
+        #: deltas and ends name only those: the load checks the run by these, not again by
+        #: its events (None: check its events)
+        self.messages: tuple[tuple[str, str], ...] | None = None
         if kinds is None:
             codes = bytearray()
             found: dict[str, str | None] = {}
-            start = _CODES[ev.SubsessionStart]
+            codes_of, start = _CODES, _CODES[ev.SubsessionStart]
+            opened, started = _CODES[ev.MessageStart], set()
+            closing = (_CODES[ev.MessageDelta], _CODES[ev.MessageEnd])
+            order: list[tuple[str, str]] = []
+            whole = True
             for event in make():
-                code = _CODES[type(event)]
+                code = codes_of[type(event)]
                 codes.append(code)
                 if code == start:
                     found[event.session_id] = event.parent_session_id
+                elif code == opened:
+                    key = (event.session_id, event.message_id)  # type: ignore[attr-defined]
+                    whole = whole and key not in started
+                    started.add(key)
+                    order.append(key)
+                elif code in closing:
+                    key = (event.session_id, event.message_id)  # type: ignore[attr-defined]
+                    whole = whole and key in started
+                elif code in (_OTHER_MESSAGE, _RESUME):
+                    whole = False
             kinds, parents = bytes(codes), found
+            if whole:
+                self.messages = tuple(order)
         self.kinds = kinds
         self.parents = parents or {}
 

@@ -68,14 +68,19 @@ def plan_and_ledger(
     each of those checkpoints what must show there (nothing per event). Only the history
     rules read the text of sub-sessions' messages."""
     ledger = SessionLedger(subsession_text=history)
-    add, snapshot = ledger.add, ledger.snapshot
+    snapshot = ledger.snapshot
     plan: list[ObservationPoint] = []
     names: dict[int, str] = {}
     observed = _OBSERVED
+    # ledger.add() inlined, with each event type's handler looked up once
+    handlers = {kind: ledger.handler(kind) for kind in ev.EVENT_TYPES.values()}
     last = -1
     for last, event in enumerate(trace):
-        add(last, event)
-        if every_event or type(event) in observed:
+        kind = type(event)
+        handler = handlers.get(kind)
+        if handler is not None:
+            handler(last, event)
+        if every_event or kind in observed:
             plan.append(_observation_point(last, event, every_event))
             snapshot(last)
             if isinstance(event, ev.Checkpoint):

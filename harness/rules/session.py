@@ -85,16 +85,22 @@ class SessionCheck:
         calls one by one when this is False.
         """
         if self._as_expected is None:
-            expected, _ = self.ledger.placements_at(self.c)
-            observed = {}
-            for key, places in self.attached.items():
-                if len(places) != 1:
-                    self._as_expected = False
-                    return False
-                host, call = places[0]
-                observed[key] = (host, call.name, call.input, call.result, call.is_error)
-            self._as_expected = observed == expected
+            self._as_expected = self._placed_once() == self.ledger.placements_at(self.c)[0]
         return self._as_expected
+
+    def _placed_once(self) -> dict[Key, tuple[Any, ...]] | None:
+        """Where the transcript shows each call, read straight from it (``attached`` is built
+        only when a rule must look closer); None when a call shows more than once."""
+        observed: dict[Key, tuple[Any, ...]] = {}
+        for session_id, view in self.transcript.sessions.items():
+            for message in view.messages:
+                host = message.message_id
+                for call in message.tool_calls:
+                    key = (session_id, call.id)
+                    if key in observed:
+                        return None
+                    observed[key] = (host, call.name, call.input, call.result, call.is_error)
+        return observed
 
     @property
     def notifications_as_expected(self) -> bool:
@@ -445,6 +451,10 @@ def forward_attachment(c: SessionCheck) -> Iterator[Finding]:
                 )
 
 
+#: how many of the messages showing one call a violation names
+_HOSTS_NAMED = 5
+
+
 @rule(
     "exactly-once",
     layer="session",
@@ -458,7 +468,11 @@ def exactly_once(c: SessionCheck) -> Iterator[Finding]:
         if len(places) > 1:
             record = c.ledger.live_call(key, c.c)
             index = record.completed_index if record and record.completed_index >= 0 else c.c
-            hosts = ", ".join(repr(p[0]) for p in places)
+            # a few hosts name the bug; all of them, in a long session, would make each
+            # violation as long as the transcript
+            hosts = ", ".join(repr(p[0]) for p in places[:_HOSTS_NAMED])
+            if len(places) > _HOSTS_NAMED:
+                hosts += f" and {len(places) - _HOSTS_NAMED} more"
             host = record.placement_at(c.c)[1] if record else None
             belongs = f"once, on message {host!r}" if host is not None else "on no message now"
             yield Finding(

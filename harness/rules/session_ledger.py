@@ -166,6 +166,11 @@ class SessionLedger:
         if handler is not None:
             handler(i, event)
 
+    def handler(self, kind: type[ev.SessionEvent]) -> Callable[[int, Any], None] | None:
+        """What ``add`` calls for an event of this type (None: nothing to record), for a loop
+        over a million events that looks it up itself."""
+        return self._handlers.get(kind)
+
     def snapshot(self, i: int) -> None:
         """Event ``i`` is a checkpoint: keep the notifications that must show there."""
         pending = tuple(self._pending.values())

@@ -7,6 +7,7 @@ scenario, so the same scenario always expands to the same trace on every machine
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import random
 from collections.abc import Iterator
@@ -46,6 +47,11 @@ _WORDS = [
     "again",
 ]
 _WORD_BITS = len(_WORDS).bit_length()
+#: each draw of ``_WORD_BITS`` bits to its word; None past the list (drawn again, as
+#: ``random.choice`` does)
+_WORD_AT: tuple[str | None, ...] = (*_WORDS, *[None] * (2**_WORD_BITS - len(_WORDS)))
+#: events a burst makes before handing them on (a nested session hands on its own)
+_CHUNK = 256
 _TOOLS = ("workspace_read", "workspace_grep", "bash_command", "fetch_file", "web_search")
 
 
@@ -128,72 +134,171 @@ class _Burst:
         return f"toolu_{self.rng.getrandbits(48):012x}"
 
     def text(self, words: int) -> str:
-        # rng.choice(_WORDS) inlined (the same draws: getrandbits, rejecting what is too big),
-        # as making a burst's text is most of what expanding it costs
-        draw, size, bits = self.rng.getrandbits, len(_WORDS), _WORD_BITS
+        # rng.choice(_WORDS) inlined (the same draws: getrandbits, drawing again for what
+        # is too big), as making a burst's text is most of what expanding it costs
+        draw, word, bits = self.rng.getrandbits, _WORD_AT, _WORD_BITS
         out = []
         for _ in range(words):
-            n = draw(bits)
-            while n >= size:
-                n = draw(bits)
-            out.append(_WORDS[n])
+            w = word[draw(bits)]
+            while w is None:
+                w = word[draw(bits)]
+            out.append(w)
         return " ".join(out)
 
     def session(
         self, session_id: str, parent: str, budget: int, depth: int
     ) -> Iterator[ev.SessionEvent]:
         """Exactly ``budget`` events (at least 4) for one sub-session and its nested ones."""
+        return itertools.chain.from_iterable(self._chunks(session_id, parent, budget, depth))
+
+    def _chunks(
+        self, session_id: str, parent: str, budget: int, depth: int
+    ) -> Iterator[list[ev.SessionEvent]]:
+        """``session``'s events a few hundred at a time: a nested session's events then pass
+        up through its parents' generators once a chunk, not once an event."""
+        # every event is made with its fields named outright (no ``**kw``): a million of
+        # them are made on every pass over a long trace
         line, rng = self.line, self.rng
-        kw: dict[str, Any] = {"session_id": session_id, "parent_session_id": parent, "line": line}
-        yield ev.SubsessionStart(**kw)
-        yield ev.InteractionStart(interaction_id=f"{session_id}-i1", **kw)
+        sid, text = session_id, self.text
+        random_, draw, word, bits = rng.random, rng.getrandbits, _WORD_AT, _WORD_BITS
+        delta = ev.MessageDelta
+        out: list[ev.SessionEvent] = []
+        emit = out.append
+        emit(ev.SubsessionStart(session_id=sid, parent_session_id=parent, line=line))
+        emit(
+            ev.InteractionStart(
+                interaction_id=f"{sid}-i1", session_id=sid, parent_session_id=parent, line=line
+            )
+        )
         remaining = budget - 4
         open_calls: list[ev.ToolCall] = []
         messages = nested = 0
         while remaining > 0:
-            roll = rng.random()
+            if len(out) >= _CHUNK:
+                yield out
+                out = []
+                emit = out.append
+            roll = random_()
             if open_calls and (roll < 0.25 or remaining <= len(open_calls) + 1):
                 call = open_calls.pop(0)
-                yield ev.ToolCompleted(
-                    calls=(call,),
-                    results=(ev.ToolResult(call.id, f"{call.name} output: {self.text(4)}"),),
-                    **kw,
+                emit(
+                    ev.ToolCompleted(
+                        calls=(call,),
+                        results=(ev.ToolResult(call.id, f"{call.name} output: {text(4)}"),),
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
                 )
                 remaining -= 1
             elif roll < 0.55 and remaining >= 3:
                 messages += 1
                 # providers stream a delta every few tokens: dozens per message
                 deltas = min(remaining - 2, rng.randint(4, 40))
-                role: ev.MessageRole = "thought" if rng.random() < 0.3 else "assistant"
-                message_id = f"{session_id}-m{messages}"
-                yield ev.MessageStart(message_id=message_id, role=role, **kw)
+                role: ev.MessageRole = "thought" if random_() < 0.3 else "assistant"
+                message_id = f"{sid}-m{messages}"
+                emit(
+                    ev.MessageStart(
+                        message_id=message_id,
+                        role=role,
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
+                )
                 for _ in range(deltas):
-                    yield ev.MessageDelta(message_id=message_id, text=self.text(3) + " ", **kw)
-                yield ev.MessageEnd(message_id=message_id, **kw)
+                    # text(3) inlined: three words and a space
+                    a = word[draw(bits)]
+                    while a is None:
+                        a = word[draw(bits)]
+                    b = word[draw(bits)]
+                    while b is None:
+                        b = word[draw(bits)]
+                    c = word[draw(bits)]
+                    while c is None:
+                        c = word[draw(bits)]
+                    emit(
+                        delta(
+                            message_id=message_id,
+                            text=f"{a} {b} {c} ",
+                            session_id=sid,
+                            parent_session_id=parent,
+                            line=line,
+                        )
+                    )
+                emit(
+                    ev.MessageEnd(
+                        message_id=message_id, session_id=sid, parent_session_id=parent, line=line
+                    )
+                )
                 remaining -= deltas + 2
             elif roll < 0.75 and remaining >= 3 + len(open_calls):
                 name = rng.choice(_TOOLS)
-                args = json.dumps({"path": f"src/{self.text(1)}.py"})
+                args = json.dumps({"path": f"src/{text(1)}.py"})
                 call = ev.ToolCall(self.tool_id(), name, args)
-                yield ev.ToolSelect(calls=(ev.ToolCall(call.id, name, ""),), **kw)
-                yield ev.ToolExecuting(calls=(call,), **kw)
+                emit(
+                    ev.ToolSelect(
+                        calls=(ev.ToolCall(call.id, name, ""),),
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
+                )
+                emit(
+                    ev.ToolExecuting(
+                        calls=(call,), session_id=sid, parent_session_id=parent, line=line
+                    )
+                )
                 open_calls.append(call)
                 remaining -= 2
             elif depth > 1 and roll < 0.80 and remaining >= 40:
                 nested += 1
                 size = rng.randint(20, max(20, remaining // 3))
-                yield from self.session(f"{session_id}/sub-{nested}", session_id, size, depth - 1)
+                if out:  # what came before the nested session, first
+                    yield out
+                    out = []
+                    emit = out.append
+                yield from self._chunks(f"{sid}/sub-{nested}", sid, size, depth - 1)
                 remaining -= size
             elif roll < 0.90:
-                yield ev.SystemMessage(severity="info", text=self.text(5), **kw)
+                emit(
+                    ev.SystemMessage(
+                        severity="info",
+                        text=text(5),
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
+                )
                 remaining -= 1
             else:
-                yield ev.Media(content_type="text/html", content=f"<p>{self.text(3)}</p>", **kw)
+                emit(
+                    ev.Media(
+                        content_type="text/html",
+                        content=f"<p>{text(3)}</p>",
+                        session_id=sid,
+                        parent_session_id=parent,
+                        line=line,
+                    )
+                )
                 remaining -= 1
         for call in open_calls:  # only reached when the budget ran out exactly
-            yield ev.ToolCompleted(calls=(call,), results=(ev.ToolResult(call.id, "ok"),), **kw)
-        yield ev.InteractionEnd(interaction_id=f"{session_id}-i1", **kw)
-        yield ev.SubsessionEnd(**kw)
+            emit(
+                ev.ToolCompleted(
+                    calls=(call,),
+                    results=(ev.ToolResult(call.id, "ok"),),
+                    session_id=sid,
+                    parent_session_id=parent,
+                    line=line,
+                )
+            )
+        emit(
+            ev.InteractionEnd(
+                interaction_id=f"{sid}-i1", session_id=sid, parent_session_id=parent, line=line
+            )
+        )
+        emit(ev.SubsessionEnd(session_id=sid, parent_session_id=parent, line=line))
+        yield out
 
 
 def burst_events(

@@ -104,17 +104,28 @@ class AttachAtNextMessage(_HeldForNextMessage):
 class CompletedNeverCleared(ReferenceSessionConsumer):
     def __init__(self) -> None:
         super().__init__()
+        #: each session's completed calls in order, equal ones once
         self.completed: dict[str, list[AttachedCall]] = {}
+        # the same calls by (id, name, result, is_error), so that keeping them once stays
+        # linear in a long session (the input may be a dict: not hashable)
+        self._by_key: dict[str, dict[tuple[Any, ...], list[AttachedCall]]] = {}
 
     def attach(self, session_id: str, session: _Session, calls: list[AttachedCall]) -> None:
         super().attach(session_id, session, calls)
-        self.completed.setdefault(session_id, []).extend(calls)
+        kept = self.completed.setdefault(session_id, [])
+        by_key = self._by_key.setdefault(session_id, {})
+        for call in calls:
+            same = by_key.setdefault((call.id, call.name, call.result, call.is_error), [])
+            if call not in same:
+                same.append(call)
+                kept.append(call)
 
     def on_message_start(self, event: ev.MessageStart) -> None:
         super().on_message_start(event)
-        earlier = self.completed.get(event.session_id, [])
         message = self.session(event).by_id[event.message_id]
-        message.calls.extend(c for c in earlier if c not in message.calls)
+        held = list(message.calls)  # the few calls the message already hosts
+        earlier = self.completed.get(event.session_id, ())
+        message.calls.extend(c for c in earlier if c not in held)
 
 
 @mutant(

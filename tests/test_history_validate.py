@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import pytest
 from hypothesis import given, settings
@@ -971,3 +972,34 @@ def test_cli_speaks_of_an_openai_history_in_openai_terms(tmp_path, capsys):
         "for 'call_9', but the one before it, message 2 (assistant), has no tool call 'call_9'",
     ]
     assert "tool_use" not in out and "tool_result" not in out
+
+
+def test_a_stored_history_whose_calls_share_an_id_is_a_malformed_observation():
+    from harness.adapters.history.reference import ReferenceHistoryStore
+    from harness.adapters.registry import AdapterInfo
+    from harness.library import library_path
+    from harness.replay import replay
+    from harness.scenario import load_scenario
+
+    class SameIds:
+        """The reference store, showing every call of what it stored with one id."""
+
+        def __init__(self) -> None:
+            self.store = ReferenceHistoryStore()
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.store, name)
+
+        def history(self, session_id: str) -> list[dict[str, Any]]:
+            stored: list[dict[str, Any]] = copy.deepcopy(self.store.history(session_id))
+            for message in stored:
+                for block in cast(list[Any], message["content"]):
+                    if isinstance(block, dict) and block.get("type") == "tool_use":
+                        block["id"] = "toolu_same"
+            return stored
+
+    scenario = load_scenario(library_path() / "history" / "parallel-results-reverse-order.yaml")
+    result = replay(scenario, AdapterInfo("same-ids", "history", "reference", SameIds))
+    assert result.status == "error", result
+    assert "two tool calls share the id 'toolu_same'" in (result.error or "")
+    assert "history() or request()" in (result.error or "")

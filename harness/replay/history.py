@@ -82,11 +82,14 @@ class HistoryReplay(SessionReplay):
         if checkpoint.final:
             self.histories = sessions
         context = HistoryCheck(self.ledger, self.trace, checkpoint, sessions)
-        for rule in self.rules:
-            for violation in rule.check(context):
-                self.found.setdefault(
-                    (violation.rule, violation.event_index, violation.message), violation
-                )
+        try:
+            for rule in self.rules:
+                for violation in rule.check(context):
+                    self.found.setdefault(
+                        (violation.rule, violation.event_index, violation.message), violation
+                    )
+        except HistoryFormatError as exc:  # read lazily by the rules: e.g. two calls, one id
+            raise self._malformed(checkpoint, "history() or request()", str(exc)) from None
 
     def _malformed(self, checkpoint: ObservationPoint, what: str, problem: str) -> AdapterError:
         return AdapterError(

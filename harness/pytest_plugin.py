@@ -343,16 +343,12 @@ _LEFT_OUT = pytest.StashKey[dict[tuple[str, tuple[str, ...]], list[str]]]()
 def left_out_lines(config: pytest.Config) -> list[str]:
     """One line per adapter that left scenarios out, e.g. ``77 scenarios of the history and
     driver layers left out: myadapter:make implements session``."""
-    from harness.report import layers_named
+    from harness.report import left_out_sentence
 
-    lines = []
-    for (reference, layers), left in config.stash.get(_LEFT_OUT, {}).items():
-        noun = "scenario" if len(left) == 1 else "scenarios"
-        lines.append(
-            f"{len(left)} {noun} of the {layers_named(left)} left out: "
-            f"{reference} implements {', '.join(layers) or 'no layer'}"
-        )
-    return lines
+    return [
+        left_out_sentence(left, f"{reference} implements {', '.join(layers) or 'no layer'}")
+        for (reference, layers), left in config.stash.get(_LEFT_OUT, {}).items()
+    ]
 
 
 _CASE = pytest.StashKey[tuple[Any, str | None]]()

@@ -438,12 +438,16 @@ def left_out_line(results: Sequence[ScenarioResult]) -> str | None:
     left_out = [(r, offered) for r in results if (offered := adapter_layers_if_left_out(r))]
     if not left_out:
         return None
-    count = len(left_out)
-    noun = "scenario" if count == 1 else "scenarios"
     offered = left_out[0][1]
     implements = "no layer" if offered == "none" else offered
-    named = layers_named(r.scenario.layer for r, _ in left_out)
-    return f"{count} {noun} of the {named} left out: the adapter implements {implements}"
+    layers = [r.scenario.layer for r, _ in left_out]
+    return left_out_sentence(layers, f"the adapter implements {implements}")
+
+
+def left_out_sentence(layers: Sequence[str], why: str) -> str:
+    """``N scenarios of the X and Y layers left out: WHY``, one layer named per scenario."""
+    noun = "scenario" if len(layers) == 1 else "scenarios"
+    return f"{len(layers)} {noun} of the {layers_named(layers)} left out: {why}"
 
 
 def layers_named(layers: Iterable[str]) -> str:

@@ -6,8 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from harness.model.observation import Notification
+from harness.replay.session import prepare
 from harness.rules import registry
 from harness.rules.registry import Finding, Violation, rule
+from harness.rules.session import SessionCheck
+from harness.scenario import SessionScenario, load_all
+from tests.scenarios_for_tests import LIBRARY
 
 
 @pytest.fixture
@@ -109,3 +114,34 @@ def test_a_violation_seen_again_at_a_later_point_follows_from_its_first_sighting
         (14, ("pairing", 0)),
         (15, None),
     ]
+
+
+def _notifications_rules_findings(wrong: bool) -> tuple[int, int]:
+    """(checkpoints looked at, findings) of every notifications rule over the library's session
+    scenarios, shown the expected notifications at each checkpoint (one more if ``wrong``)."""
+    light = [r for r in registry.rules_for("session") if r.needs == "notifications"]
+    looked = found = 0
+    scenarios, problems = load_all([LIBRARY / "session"])
+    assert not problems
+    for scenario in scenarios:
+        assert isinstance(scenario, SessionScenario)
+        prepared = prepare(scenario)
+        for checkpoint in prepared.plan:
+            expected = prepared.ledger.notes_at.get(checkpoint.index, frozenset())
+            notes = [Notification(s, call, name, status) for s, call, status, name in expected]
+            if wrong:
+                notes.append(Notification("main", "toolu_nobody_selected", "x", "using"))
+            context = SessionCheck(prepared.ledger, scenario.trace, checkpoint, tuple(notes), None)
+            assert context.notifications_as_expected is not wrong
+            looked += 1
+            found += sum(len(list(r.check(context))) for r in light)
+    return looked, found
+
+
+def test_notifications_rules_find_nothing_when_the_expected_notifications_show():
+    """The replay skips the notifications rules at a light checkpoint whose notifications are
+    exactly the expected ones; this holds each of them to finding nothing there."""
+    looked, found = _notifications_rules_findings(wrong=False)
+    assert looked > 100 and found == 0
+    # the same walk sees a notification no event selected, at every checkpoint
+    assert _notifications_rules_findings(wrong=True)[1] >= looked

@@ -251,17 +251,24 @@ def _check_typed(transcript: Transcript) -> bool:
         if type(view) is not SessionView:
             return False
         for message in view.messages:
-            if type(message) is not Message or message.role not in _ROLES:
+            if type(message) is not Message or type(message.text) is not str:
                 return False
-            if type(message.text) is not str:
+            if message.role not in _ROLES:  # a tuple: a role of any type is compared, not hashed
                 return False
-            for call in message.tool_calls:
+            calls = message.tool_calls
+            if type(calls) is not tuple:
+                return False
+            for call in calls:
                 if type(call) is not AttachedCall:
                     return False
         for stream in view.tool_streams:
             if type(stream) is not ToolStream:
                 return False
-    return all(type(u) is MessageUpdate for u in transcript.updates)
+    updates = transcript.updates
+    return type(updates) is tuple and set(map(type, updates)) <= _UPDATE_TYPE
+
+
+_UPDATE_TYPE = frozenset({MessageUpdate})
 
 
 def coerce_transcript(value: Any) -> Transcript:

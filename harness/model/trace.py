@@ -122,6 +122,21 @@ class Trace(Sequence[ev.SessionEvent]):
             r.make() if isinstance(r, LazyRun) else r for r in self._runs
         )
 
+    def batches(self, size: int = 4096) -> Iterator[tuple[ev.SessionEvent, ...]]:
+        """The events in order, as tuples of at most ``size`` (a literal run's slices, a lazy
+        run's events made ``size`` at a time): the replay hands them on without a layer of
+        iterators per event, and never holds more than one batch of a lazy run."""
+        for run in self._runs:
+            if isinstance(run, LazyRun):
+                made = run.make()
+                while batch := tuple(itertools.islice(made, size)):
+                    yield batch
+            elif len(run) <= size:
+                yield run
+            else:
+                for start in range(0, len(run), size):
+                    yield run[start : start + size]
+
     @overload
     def __getitem__(self, index: int) -> ev.SessionEvent: ...
 

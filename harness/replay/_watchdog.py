@@ -1,13 +1,16 @@
 """Run a replay in a worker thread and notice when the adapter stops making progress.
 
 A per-call ``wait_for`` would cost more than the adapter's own work on 100,000-event traces, so
-the replay loop only records the event index before each ``feed`` (and bumps ``calls`` before any
-other adapter call), and the watchdog, in the calling thread, checks that one of them moves at
-least once per time limit. The harness's own work in the worker (encoding, checking the rules)
-is timed apart (``Progress.harness``) and left out of that limit: the limit is the adapter's. A module starting to load counts as progress too: an adapter that
-imports its library when it is created or first called is importing, not hung, so the import's
-time counts against no call (one module that never finishes loading still does). A hung worker
-cannot be killed; it is a daemon thread and is abandoned (an async body cancels its task first).
+the replay loop only records where it is (a session replay: the iterator over the batch of
+events it feeds, read by ``Progress.at`` when the watchdog looks, nothing stored per event; a
+driver replay: the chunk index), bumps ``calls`` before any other adapter call, and the
+watchdog, in the calling thread, checks that one of them moves at least once per time limit.
+The harness's own work in the worker (encoding, checking the rules) is timed apart
+(``Progress.harness``) and left out of that limit: the limit is the adapter's. A module starting
+to load counts as progress too: an adapter that imports its library when it is created or first
+called is importing, not hung, so the import's time counts against no call (one module that
+never finishes loading still does). A hung worker cannot be killed; it is a daemon thread and is
+abandoned (an async body cancels its task first).
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import length_hint
 from typing import Any
 
 from harness._errors import AdapterError
@@ -25,6 +28,7 @@ from harness._errors import AdapterError
 
 @dataclass(slots=True)
 class Progress:
+    #: the event (or chunk) last handed to the adapter, when no ``batch`` is being fed
     index: int = -1
     calls: int = 0
     #: the adapter method being called, for the message when it hangs
@@ -34,19 +38,23 @@ class Progress:
     harness_seconds: float = 0.0
     #: when the running stretch of the harness's own work began (None: none runs)
     harness_since: float | None = None
+    #: the iterator over the batch of events being fed, if any, and the index after the
+    #: batch's last event: the index is read from them when asked for, so the feed loop
+    #: stores nothing per event
+    batch: Iterator[Any] | None = None
+    batch_end: int = 0
 
-    @contextmanager
-    def harness(self) -> Iterator[None]:
-        """Time the block as the harness's work, not the adapter's."""
-        start = time.perf_counter()
-        self.harness_since = start
-        try:
-            yield
-        finally:
-            # the total first: the watchdog reads ``harness_since`` first, so at worst it
-            # counts a stretch twice, never not at all
-            self.harness_seconds += time.perf_counter() - start
-            self.harness_since = None
+    def at(self) -> int:
+        """The index of the event (or chunk) the adapter was handed last."""
+        batch = self.batch
+        if batch is None:
+            return self.index
+        return self.batch_end - length_hint(batch) - 1  # a tuple's iterator: the ones left
+
+    def harness(self) -> _HarnessStretch:
+        """``with progress.harness():`` times the block as the harness's work, not the
+        adapter's."""
+        return _HarnessStretch(self)
 
     def harness_time(self, now: float) -> float:
         """The harness's seconds so far, the running stretch included."""
@@ -55,17 +63,38 @@ class Progress:
 
     def describe(self) -> str:
         """What the adapter was doing, in words: the phase, and where in the trace or stream."""
+        index = self.at()
         if self.phase == "feed":
-            return f"feed() was handling event {self.index}"
+            return f"feed() was handling event {index}"
         if self.phase == "drive":
-            if self.index <= 0:  # ``index`` counts the chunks read; none yet
+            if index <= 0:  # ``index`` counts the chunks read; none yet
                 return "drive() had not read a chunk: it neither asked for the first nor yielded"
             return (
-                f"drive() was handling chunk {self.index} of the stream (it had read "
-                f"{self.index} chunks and neither yielded nor asked for more)"
+                f"drive() was handling chunk {index} of the stream (it had read "
+                f"{index} chunks and neither yielded nor asked for more)"
             )
-        where = f" after event {self.index}" if self.index >= 0 else ""
+        where = f" after event {index}" if index >= 0 else ""
         return f"{self.phase}{where}"
+
+
+class _HarnessStretch:
+    """One stretch of the harness's own work (a class, not a generator: it runs at every
+    checkpoint of a long trace)."""
+
+    __slots__ = ("progress", "start")
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+
+    def __enter__(self) -> None:
+        self.start = self.progress.harness_since = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        # the total first: the watchdog reads ``harness_since`` first, so at worst it counts a
+        # stretch twice, never not at all
+        progress = self.progress
+        progress.harness_seconds += time.perf_counter() - self.start
+        progress.harness_since = None
 
 
 class Hung(AdapterError):
@@ -74,7 +103,7 @@ class Hung(AdapterError):
     def __init__(self, progress: Progress, seconds: float) -> None:
         super().__init__(
             f"the adapter did not return within {seconds:g}s: {progress.describe()}",
-            index=progress.index,
+            index=progress.at(),
         )
 
 
@@ -108,7 +137,7 @@ def run_guarded(
             break
         now = time.perf_counter()
         harness_now = progress.harness_time(now)
-        state = (progress.index, progress.calls, len(sys.modules))  # see the module's doc
+        state = (progress.at(), progress.calls, len(sys.modules))  # see the module's doc
         if state != last:
             last, since, harness_then = state, now, harness_now
         elif now - since - (harness_now - harness_then) > limit:

@@ -26,9 +26,10 @@ from harness.model.observation import (
     coerce_notifications,
     coerce_transcript,
 )
+from harness.model.trace import Trace
 from harness.replay._watchdog import Progress
 from harness.rules.registry import Rule, Violation
-from harness.rules.session import ObservationPoint, SessionCheck
+from harness.rules.session import ObservationPoint, SessionCheck, notifications_as_expected
 from harness.rules.session_ledger import SessionLedger
 from harness.scenario import Expectation, SessionScenario
 
@@ -115,6 +116,41 @@ def prepare(scenario: SessionScenario) -> Prepared:
         return prepared
 
 
+class _Events:
+    """The events the adapter is fed, handed out in batches between checkpoints.
+
+    Each batch is a tuple whose iterator the watchdog reads the progress from (``Progress.at``):
+    the feed loop then costs no more per event than a bare ``for`` loop over the trace.
+    """
+
+    def __init__(self, trace: Trace, progress: Progress) -> None:
+        self.batches = trace.batches()
+        self.progress = progress
+        self.batch: tuple[ev.SessionEvent, ...] = ()
+        self.offset = 0
+
+    def between(self, start: int, stop: int) -> Iterator[Iterator[ev.SessionEvent]]:
+        """Iterators over the events start..stop-1, in order (each one is the progress's)."""
+        progress = self.progress
+        progress.phase = "feed"
+        while start < stop:
+            batch, offset = self.batch, self.offset
+            if offset == len(batch):
+                batch, offset = self.batch, self.offset = next(self.batches), 0
+            piece = batch[offset : offset + stop - start]
+            self.offset = offset + len(piece)
+            progress.batch, progress.batch_end = iter(piece), start + len(piece)
+            yield progress.batch
+            start += len(piece)
+
+    def passed(self, stop: int, checkpoint: ObservationPoint) -> None:
+        """The events up to ``stop`` are fed; a ``checkpoint`` step there is passed over."""
+        if stop == checkpoint.index:
+            for _ in self.between(stop, stop + 1):
+                pass
+        self.progress.batch, self.progress.index = None, stop - 1
+
+
 class SessionReplay:
     """One replay of a prepared scenario: the violations found so far."""
 
@@ -152,18 +188,16 @@ class SessionReplay:
         if inspect.iscoroutinefunction(getattr(adapter, "feed", None)):
             self._run_async(adapter, progress)
             return
-        events = iter(self.delivered)
+        events = _Events(self.delivered, progress)
         feed = adapter.feed
         for start, stop, checkpoint in self.segments():
-            progress.phase = "feed"
             try:
-                # the index is the watchdog's progress; range first, so zip stops at stop
-                for progress.index, event in zip(range(start, stop), events, strict=False):
-                    feed(event)
+                for batch in events.between(start, stop):
+                    for event in batch:
+                        feed(event)
             except Exception as exc:
-                raise self._raised(exc, "feed()", progress.index) from exc
-            if stop == checkpoint.index:  # a checkpoint step: passed over, not fed
-                next(events)
+                raise self._raised(exc, "feed()", progress.at()) from exc
+            events.passed(stop, checkpoint)
             answers = [
                 self._call(getattr(adapter, name), name, args, checkpoint, progress)
                 for name, args in self.queries(checkpoint)
@@ -177,19 +211,18 @@ class SessionReplay:
         loop = asyncio.new_event_loop()
 
         async def body() -> None:
-            events = iter(self.delivered)
+            events = _Events(self.delivered, progress)
             feed = adapter.feed
             for start, stop, checkpoint in self.segments():
-                progress.phase = "feed"
                 try:
-                    for progress.index, event in zip(range(start, stop), events, strict=False):
-                        await feed(event)
+                    for batch in events.between(start, stop):
+                        for event in batch:
+                            await feed(event)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
-                    raise self._raised(exc, "feed()", progress.index) from exc
-                if stop == checkpoint.index:  # a checkpoint step: passed over, not fed
-                    next(events)
+                    raise self._raised(exc, "feed()", progress.at()) from exc
+                events.passed(stop, checkpoint)
                 answers = [
                     await self._observe_async(
                         getattr(adapter, name), name, args, checkpoint, progress
@@ -289,16 +322,20 @@ class SessionReplay:
     ) -> None:
         if checkpoint.final and transcript is not None:
             self.observation = Observation(notes, transcript)
+        if not checkpoint.full and notifications_as_expected(self.ledger, checkpoint.index, notes):
+            return  # what a notifications rule may find is a notification not as expected
         context = SessionCheck(self.ledger, self.trace, checkpoint, notes, transcript)
         for rule in self.rules if checkpoint.full else self.light_rules:
             for violation in rule.check(context):
                 self.found.setdefault(
                     (violation.rule, violation.event_index, violation.message), violation
                 )
+        if transcript is None:
+            return
         name = "end" if checkpoint.final else None
         names = {name, self.checkpoint_names.get(checkpoint.index)}
         for expectation in self.scenario.expectations:
-            if expectation.at in names and transcript is not None:
+            if expectation.at in names:
                 for violation in pinned(expectation, checkpoint, notes, transcript):
                     self.found.setdefault(
                         (violation.rule, violation.event_index, violation.message), violation

@@ -51,7 +51,9 @@ class Rule:
     layer: str
     statement: str
     source: str
-    #: "notifications" rules also run at the light checkpoints where only notifications are read.
+    #: "notifications" rules also run at the light checkpoints where only notifications are
+    #: read, and judge only the notifications: they find nothing when exactly the expected ones
+    #: show, and the replay does not run them then (tests/test_rules.py holds them to it).
     needs: Needs
     find: Check
     #: how fundamental a violation of it is: of two about the same subject, the lower is the cause

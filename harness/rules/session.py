@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from harness.model import session as ev
@@ -81,36 +82,48 @@ class SessionCheck:
     def attachments_as_expected(self) -> bool:
         """True when every completed call sits exactly where it belongs, with its result, once.
 
-        One dict comparison for the common, passing case; the attachment rules only walk the
-        calls one by one when this is False.
+        One walk over the transcript for the common, passing case, each call looked up where
+        the ledger places it; the attachment rules only walk the calls one by one when this is
+        False.
         """
         if self._as_expected is None:
-            self._as_expected = self._placed_once() == self.ledger.placements_at(self.c)[0]
+            self._as_expected = self._placed_as_expected()
         return self._as_expected
 
-    def _placed_once(self) -> dict[Key, tuple[Any, ...]] | None:
-        """Where the transcript shows each call, read straight from it (``attached`` is built
-        only when a rule must look closer); None when a call shows more than once."""
-        observed: dict[Key, tuple[Any, ...]] = {}
+    def _placed_as_expected(self) -> bool:
+        placements = self.ledger.placements_at(self.c)
+        expected = placements.calls
+        nowhere: dict[str, tuple[Any, ...]] = {}
+        shown = distinct = 0
         for session_id, view in self.transcript.sessions.items():
+            placed = expected.get(session_id, nowhere)
+            ids: set[str] = set()
             for message in view.messages:
-                host = message.message_id
-                for call in message.tool_calls:
-                    key = (session_id, call.id)
-                    if key in observed:
-                        return None
-                    observed[key] = (host, call.name, call.input, call.result, call.is_error)
-        return observed
+                calls = message.tool_calls
+                if not calls:
+                    continue
+                host, shown = message.message_id, shown + len(calls)
+                for call in calls:
+                    want = placed.get(call.id)
+                    if want is None or want != (
+                        host,
+                        call.name,
+                        call.input,
+                        call.result,
+                        call.is_error,
+                    ):
+                        return False
+                    ids.add(call.id)
+            distinct += len(ids)
+        # every call shown is placed there; none shown twice, none missing
+        return shown == distinct == placements.total
 
     @property
     def notifications_as_expected(self) -> bool:
         """True when exactly the expected notifications show, each once, as expected."""
         if self._notes_as_expected is None:
-            shown = {
-                (n.session_id, n.tool_call_id, n.status, n.tool_name) for n in self.notifications
-            }
-            self._notes_as_expected = len(shown) == len(self.notifications) and shown == (
-                self.ledger.notes_at.get(self.c, frozenset())
+            self._notes_as_expected = notifications_as_expected(
+                self.ledger, self.c, self.notifications
             )
         return self._notes_as_expected
 
@@ -135,6 +148,18 @@ class SessionCheck:
         trace = self.trace  # a Trace names a kind without expanding its generated events
         kind = trace.kind_at(index) if isinstance(trace, Trace) else trace[index].kind
         return f"event {index} ({kind})"
+
+
+def notifications_as_expected(
+    ledger: SessionLedger, c: int, notifications: Sequence[Notification]
+) -> bool:
+    """True when exactly the notifications expected after event ``c`` show, each once: no
+    notifications rule can find anything then."""
+    shown = {(n.session_id, n.tool_call_id, n.status, n.tool_name) for n in notifications}
+    return len(shown) == len(notifications) and shown == ledger.notes_at.get(c, frozenset())
+
+
+_message_id = attrgetter("message_id")
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -384,7 +409,7 @@ def _check_attachment(
 def backward_attachment(c: SessionCheck) -> Iterator[Finding]:
     updated = {(u.session_id, u.message_id) for u in c.transcript.updates}
     placed = c.attachments_as_expected
-    if placed and c.ledger.placements_at(c.c)[1] <= updated:
+    if placed and c.ledger.placements_at(c.c).updated <= updated:
         return
     for record in c.completed_calls():
         mode, host = record.placement_at(c.c)
@@ -615,8 +640,8 @@ def subsession_isolation(c: SessionCheck) -> Iterator[Finding]:
     for session_id, view in c.transcript.sessions.items():
         resumed = any(r <= c.c for r in ledger.resumes.get(session_id, ()))
         if placed and c.checkpoint.final and not resumed and not ledger.is_root(session_id):
-            shown = {m.message_id for m in view.messages}
-            if shown <= ledger.session_messages.get(session_id, set()):
+            owned = ledger.session_messages.get(session_id, set())
+            if owned.issuperset(map(_message_id, view.messages)):
                 continue  # every message is its own and every call where it belongs
         for message in view.messages:
             key = (session_id, message.message_id or "")

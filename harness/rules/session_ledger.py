@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from harness.model import session as ev
 from harness.model.history import HistoryMessage
@@ -94,6 +94,17 @@ class MessageRecord:
     index: int
 
 
+class Placements(NamedTuple):
+    """Where the completed calls belong at one checkpoint."""
+
+    #: session id -> call id -> (host message id, name, input, result, is_error)
+    calls: dict[str, dict[str, tuple[Any, ...]]]
+    #: how many calls are placed, in all sessions
+    total: int
+    #: the (session, message id) pairs that must have been reported updated
+    updated: frozenset[Key]
+
+
 class SessionLedger:
     """Built once from a trace; read by the rules with "as of event c" questions."""
 
@@ -123,7 +134,7 @@ class SessionLedger:
         self.pending_at: dict[int, tuple[CallRecord, ...]] = {}
         #: checkpoint index -> {(session, call id, status, tool name)} those notifications
         self.notes_at: dict[int, frozenset[tuple[str, str, str, str]]] = {}
-        self._placements: dict[int, tuple[dict[Key, tuple[Any, ...]], frozenset[Key]]] = {}
+        self._placements: dict[int, Placements] = {}
         self._pending: dict[Key, CallRecord] = {}
         self._host: dict[str, str | None] = {}
         self._held: dict[str, list[CallRecord]] = {}
@@ -334,14 +345,14 @@ class SessionLedger:
     def sessions_using(self, call_id: str, c: int) -> set[str]:
         return {s for s, first in self.sessions_by_call.get(call_id, {}).items() if first <= c}
 
-    def placements_at(self, c: int) -> tuple[dict[Key, tuple[Any, ...]], frozenset[Key]]:
-        """After event ``c``: where each placed call belongs, as (message id, name, input,
-        result, is_error) by (session, call id); and the (session, message id) pairs that must
-        have been reported updated. Computed once per checkpoint."""
+    def placements_at(self, c: int) -> Placements:
+        """After event ``c``: where each placed call belongs, and the messages that must have
+        been reported updated. Computed once per checkpoint."""
         cached = self._placements.get(c)
         if cached is None:
-            placed: dict[Key, tuple[Any, ...]] = {}
+            placed: dict[str, dict[str, tuple[Any, ...]]] = {}
             updated = set()
+            count = 0
             for key, record in self.calls.items():
                 if not 0 <= record.completed_index <= c or (
                     self.resumes and self.live_call(key, c) is None
@@ -350,16 +361,17 @@ class SessionLedger:
                 mode, host = record.placement_at(c)
                 if mode in ("backward", "forward"):
                     result = record.result
-                    placed[key] = (
+                    placed.setdefault(record.session_id, {})[record.call_id] = (
                         host,
                         record.name,
                         record.input,
                         result.content if result else None,
                         result.is_error if result else False,
                     )
+                    count += 1
                     if mode == "backward":
                         updated.add((record.session_id, host))
-            cached = self._placements[c] = (placed, frozenset(updated))  # type: ignore[arg-type]
+            cached = self._placements[c] = Placements(placed, count, frozenset(updated))  # type: ignore[arg-type]
         return cached
 
     def is_descendant(self, session_id: str, ancestor: str) -> bool:

@@ -134,9 +134,11 @@ def test_bench_prints_its_figures(capsys):
         "events",
         "harness_seconds",
         "bare_seconds",
+        "feed_seconds",
         "expand_seconds",
         "events_per_second",
         "overhead_ratio",
+        "feed_only_ratio",
         "loop_overhead_ratio",
         "load_seconds",
         "peak_rss_mb",
@@ -146,6 +148,8 @@ def test_bench_prints_its_figures(capsys):
     assert float(figures["peak_rss_mb"]) > 0 and float(figures["load_seconds"]) > 0
     ratio = float(figures["harness_seconds"]) / float(figures["bare_seconds"])
     assert ratio == pytest.approx(float(figures["overhead_ratio"]), rel=0.01)
+    ratio = float(figures["harness_seconds"]) / float(figures["feed_seconds"])
+    assert ratio == pytest.approx(float(figures["feed_only_ratio"]), rel=0.01)
 
 
 def test_python_dash_m_entry_point():

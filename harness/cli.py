@@ -192,7 +192,17 @@ def build_parser() -> argparse.ArgumentParser:
         "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
     )
     demo.add_argument(
-        "--html", default=None, metavar="REPORT.html", help="also write an HTML report of the run"
+        "--html",
+        default=None,
+        metavar="REPORT.html",
+        help="also write an HTML report of the run (which then runs in one process)",
+    )
+    demo.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes to replay in (default: one per core available)",
     )
 
     coverage = sub.add_parser(
@@ -525,11 +535,15 @@ def cmd_explore(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from harness.demo import render_libraries, render_matrix, run_matrix
-    from harness.library import library_path
+    from harness.demo import render_libraries, render_matrix, run_matrix, run_matrix_parallel
+    from harness.library import library_path, resolve_command_line_path
     from harness.replay.result import ScenarioResult
 
-    scenarios = _load(args.paths or [str(library_path())])
+    paths = [str(resolve_command_line_path(p)) for p in args.paths or [str(library_path())]]
+    scenarios = _load(paths)
+    jobs = _usable_cores() if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise UsageError(f"--jobs takes a number of processes, 1 or more; got {jobs}")
     replayed = 0
     with TerminalProgress() as progress:
 
@@ -538,17 +552,27 @@ def cmd_demo(args: argparse.Namespace) -> int:
             replayed += 1
             progress.update(f"{replayed} cases replayed ({result.adapter})")
 
-        rows = run_matrix(scenarios, on_result=count)
+        if jobs > 1 and not args.html:  # the report draws what the workers do not hand back
+            rows, libraries = run_matrix_parallel(paths, scenarios, jobs, on_result=count)
+        else:
+            rows = run_matrix(scenarios, on_result=count)
+            libraries = render_libraries(scenarios)
     print(render_matrix(rows))
     if args.html:
         from harness.html_report import write_report
 
         results = [r for row in rows for r in row.results]
         write_report(args.html, results, title="harness demo", per_adapter=(1, 5))
-    libraries = render_libraries(scenarios)  # a report: the libraries' failures are not the demo's
-    if libraries is not None:
+    if libraries is not None:  # a report: the libraries' failures are not the demo's
         print(f"\n{libraries}")
     return EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (a container or ``taskset`` may allow fewer)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:

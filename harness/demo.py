@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.replay import replay
@@ -40,13 +41,8 @@ def run_matrix(
 ) -> list[Row]:
     """Every adapter against the scenarios of its layer; ``on_result`` is told of each result
     as it comes (``harness demo`` shows progress with it)."""
-    adapters = list(BUNDLED.values()) if adapters is None else list(adapters)
     rows = []
-    layers = {s.layer for s in scenarios}
-    for adapter in adapters:
-        if adapter.layer not in layers:
-            continue  # no scenario of its layer among those given
-        mine = cases_for([s for s in scenarios if s.layer == adapter.layer], adapter)
+    for adapter, mine in _work(scenarios, adapters):
         results = []
         for scenario in mine:
             results.append(replay(scenario, adapter))
@@ -54,6 +50,102 @@ def run_matrix(
                 on_result(results[-1])
         rows.append(Row(adapter, tuple(results)))
     return rows
+
+
+def _work(
+    scenarios: Sequence[Scenario], adapters: Sequence[AdapterInfo] | None
+) -> list[tuple[AdapterInfo, list[Scenario]]]:
+    """Each adapter with the cases it runs; none for an adapter whose layer no scenario has."""
+    adapters = list(BUNDLED.values()) if adapters is None else list(adapters)
+    layers = {s.layer for s in scenarios}
+    return [
+        (adapter, cases_for([s for s in scenarios if s.layer == adapter.layer], adapter))
+        for adapter in adapters
+        if adapter.layer in layers
+    ]
+
+
+# -- the matrix of the bundled adapters in several processes ---------------------------------
+
+#: what a worker process loaded: the scenarios of the paths it was given
+_LOADED: list[Scenario] = []
+#: the cases one task replays: small enough that the workers finish together
+_SLICE = 100
+
+#: a result without its scenario, observation or replay details: what a worker hands back
+_Outcome = dict[str, Any]
+
+
+def _load_in_worker(paths: Sequence[str]) -> None:
+    from harness.scenario import load_all
+
+    _LOADED[:] = load_all(paths)[0]  # the parent has loaded them already and reported problems
+
+
+def _cases_in_worker(name: str, start: int, stop: int) -> tuple[list[str], list[_Outcome]]:
+    """The bundled adapter ``name`` against its cases start..stop-1: each case's name and its
+    outcome."""
+    ((adapter, mine),) = _work(_LOADED, [BUNDLED[name]])
+    results = [replay(case, adapter) for case in mine[start:stop]]
+    return [case.case_id for case in mine[start:stop]], [_outcome(r) for r in results]
+
+
+def _outcome(r: ScenarioResult) -> _Outcome:
+    return {
+        "status": r.status,
+        "violations": r.violations,
+        "error": r.error,
+        "skip_reason": r.skip_reason,
+        "seconds": r.seconds,
+        "rules_checked": r.rules_checked,
+        "adapter_layers": r.adapter_layers,
+        "harness_seconds": r.harness_seconds,
+    }
+
+
+def run_matrix_parallel(
+    paths: Sequence[str],
+    scenarios: Sequence[Scenario],
+    jobs: int,
+    *,
+    on_result: Callable[[ScenarioResult], None] | None = None,
+) -> tuple[list[Row], str | None]:
+    """``run_matrix`` of every bundled adapter over ``scenarios`` (loaded from ``paths``),
+    spread over ``jobs`` processes that each load the scenarios themselves, and meanwhile
+    ``render_libraries`` in this one. A worker hands back each result without what the matrix
+    does not show (what the adapter showed, the driver's reads); the cases are this process's
+    own, checked against the worker's by name."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    work = _work(scenarios, None)
+    done: list[list[ScenarioResult | None]] = [[None] * len(mine) for _, mine in work]
+    context = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
+    with ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=_load_in_worker, initargs=(list(paths),)
+    ) as pool:
+        pending = {
+            pool.submit(_cases_in_worker, adapter.name, start, start + _SLICE): (n, start)
+            for n, (adapter, mine) in enumerate(work)
+            for start in range(0, len(mine), _SLICE)
+        }
+        libraries = render_libraries(scenarios)  # here, while the workers replay
+        for future in as_completed(pending):
+            n, start = pending[future]
+            adapter, mine = work[n]
+            names, outcomes = future.result()
+            cases = mine[start : start + _SLICE]
+            if names != [case.case_id for case in cases]:
+                raise RuntimeError(f"a worker ran other cases for {adapter.name} than expected")
+            for k, (case, outcome) in enumerate(zip(cases, outcomes, strict=True)):
+                done[n][start + k] = result = ScenarioResult(case, adapter.name, **outcome)
+                if on_result is not None:
+                    on_result(result)
+        rows = [
+            Row(adapter, tuple(r for r in results if r is not None))
+            for (adapter, _), results in zip(work, done, strict=True)
+        ]
+        return rows, libraries
 
 
 def render_matrix(rows: Sequence[Row]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import weakref
 from collections.abc import Sequence
 
 from harness.codecs import Codec
@@ -32,6 +33,14 @@ def gateway_only(codec: Codec, quirk: str) -> bool:
     return GATEWAY_ONLY in codec.quirks.get(quirk, "")
 
 
+#: scenario -> (codec's id, pairs) -> (the codec, its cases): every adapter of a dialect runs
+#: the same cases, and finding them encodes the turn under each quirk (a codec need not be
+#: hashable; the one kept with its cases is the one asked about)
+_CASES: weakref.WeakKeyDictionary[
+    DriverScenario, dict[tuple[int, bool], tuple[Codec, tuple[DriverScenario, ...]]]
+] = weakref.WeakKeyDictionary()
+
+
 def driver_cases(
     scenario: DriverScenario, codec: Codec, *, pairs: bool = True
 ) -> tuple[DriverScenario, ...]:
@@ -41,7 +50,17 @@ def driver_cases(
     that does (line ends, spacing, an extra field on every event) meets every other quirk
     already in its single case, while two that rework the same events can break a driver only
     together. Empty when the codec cannot carry the scenario at all (the replay of the scenario
-    as written then says why)."""
+    as written then says why). Found once per scenario and codec (codecs are deterministic)."""
+    known = _CASES.setdefault(scenario, {})
+    found = known.get((id(codec), pairs))
+    if found is None or found[0] is not codec:
+        found = known[(id(codec), pairs)] = (codec, _driver_cases(scenario, codec, pairs))
+    return found[1]
+
+
+def _driver_cases(
+    scenario: DriverScenario, codec: Codec, pairs: bool
+) -> tuple[DriverScenario, ...]:
     if scenario.dialects and codec.name not in scenario.dialects:
         return ()
     if scenario.raw_wire:

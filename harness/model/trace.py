@@ -123,13 +123,15 @@ class Trace(Sequence[ev.SessionEvent]):
         )
 
     def batches(self, size: int = 4096) -> Iterator[tuple[ev.SessionEvent, ...]]:
-        """The events in order, as tuples of at most ``size`` (a literal run's slices, a lazy
-        run's events made ``size`` at a time): the replay hands them on without a layer of
-        iterators per event, and never holds more than one batch of a lazy run."""
+        """The events in order, as tuples of at most ``size``: a literal run's slices, a lazy
+        run's events made a few hundred at a time (events held longer outlive the collector's
+        young generation, and a million of them made the collections of the older ones take
+        as long as the replay). The replay hands them on without a layer of iterators per
+        event."""
         for run in self._runs:
             if isinstance(run, LazyRun):
-                made = run.make()
-                while batch := tuple(itertools.islice(made, size)):
+                made, at_once = run.make(), min(size, 256)
+                while batch := tuple(itertools.islice(made, at_once)):
                     yield batch
             elif len(run) <= size:
                 yield run

@@ -59,6 +59,10 @@ class LimitExceeded(yaml.MarkedYAMLError):
     """A document past ``MAX_NODES`` or ``MAX_DEPTH``; ``problem`` says which, at its mark."""
 
 
+class _TooManyValues(LimitExceeded):
+    """Found by ``scan_values`` before anything was composed."""
+
+
 def check_limits(root: yaml.Node, what: str) -> None:
     """``LimitExceeded`` at the first node (children before parents) that, with its aliases
     expanded, stands for more than ``MAX_NODES`` values or nests deeper than ``MAX_DEPTH``.
@@ -94,12 +98,37 @@ def check_limits(root: yaml.Node, what: str) -> None:
             problem = f"with its aliases expanded the {what} nests deeper than {MAX_DEPTH} levels"
             raise LimitExceeded(None, None, problem, node.start_mark)
         if size > MAX_NODES:
-            problem = (
-                f"with its aliases expanded the {what} holds more than {MAX_NODES:,} values; "
-                "that is more than a file may"
-            )
-            raise LimitExceeded(None, None, problem, node.start_mark)
+            raise LimitExceeded(None, None, _too_many(what), node.start_mark)
         stats[id(node)] = (size, depth)
+
+
+def _too_many(what: str) -> str:
+    return (
+        f"with its aliases expanded the {what} holds more than {MAX_NODES:,} values; "
+        "that is more than a file may"
+    )
+
+
+#: libyaml composes a whole document before anything can count it, holding a few hundred
+#: bytes a value: a text longer than this is first read as events and counted
+SCAN_ABOVE = 4_000_000
+
+
+def scan_values(text: str, what: str) -> None:
+    """``LimitExceeded`` at the first event past ``MAX_NODES`` values (an alias counted once):
+    libyaml's events, read one by one and let go, so a long text of too many values is refused
+    after as many events as the limit, in bounded memory."""
+    parser = CParser(text)
+    try:
+        count = 0
+        while (event := parser.get_event()) is not None:
+            if isinstance(event, _VALUE_EVENTS):
+                count += 1
+                if count > MAX_NODES:
+                    mark = event.start_mark  # libyaml's own Mark: the same fields
+                    raise _TooManyValues(None, None, _too_many(what), mark)  # type: ignore[arg-type]
+    finally:
+        parser.dispose()
 
 
 class BoundedLoader(yaml.SafeLoader):
@@ -123,17 +152,22 @@ class BoundedLoader(yaml.SafeLoader):
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
-        self._open = 0
+        self._open = self._composed = 0
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
-        # PyYAML's composer recurses: stop before Python's own limit does
+        # PyYAML's composer recurses: stop before Python's own limit does; and a document of
+        # too many values is refused as it is composed, not once it all is
         self._open += 1
+        self._composed += 1
         try:
             if self._open > MAX_DEPTH:
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise LimitExceeded(
                     None, None, f"the {self.what} nests deeper than {MAX_DEPTH} levels", mark
                 )
+            if self._composed > MAX_NODES:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise LimitExceeded(None, None, _too_many(self.what), mark)
             node = super().compose_node(parent, index)
             assert node is not None  # an event was there to compose
             return node
@@ -242,6 +276,13 @@ try:  # libyaml's parser, where PyYAML was built with it
 except ImportError:  # pragma: no cover - PyYAML without libyaml
     _HAS_LIBYAML = False
 
+_VALUE_EVENTS = (
+    yaml.ScalarEvent,
+    yaml.MappingStartEvent,
+    yaml.SequenceStartEvent,
+    yaml.AliasEvent,
+)
+
 
 def _load_documents(text: str, fast: bool = False) -> list[Any]:
     loader = _FastLoader(text) if fast else _Loader(text)
@@ -275,7 +316,11 @@ def load_yaml(text: str, path: str) -> Any:
         try:
             if not _HAS_LIBYAML:
                 raise yaml.YAMLError("no libyaml")
+            if len(text) > SCAN_ABOVE:
+                scan_values(text, _Loader.what)
             documents = _load_documents(text, fast=True)
+        except _TooManyValues:
+            raise  # located already: composing it in Python would take long, for the same line
         except yaml.YAMLError:
             documents = _load_documents(text)
     except _DuplicateKey as exc:

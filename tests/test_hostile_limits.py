@@ -147,3 +147,34 @@ def test_alias_bombs(tmp_path_factory: pytest.TempPathFactory, levels: int, widt
 def test_within_the_limits_nothing_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path / "x.yaml", session_scenario(nested(MAX_DEPTH - 6)))
     load_scenario(path)
+
+
+@pytest.mark.parametrize("reader", ["libyaml", "python"])
+def test_too_many_values_are_refused_before_the_document_is_composed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reader: str
+) -> None:
+    """A long file of plain values past the limit: refused at the first value past it, not once
+    the whole document is composed (a 65 MB one took 270 s and 10 GB that way)."""
+    import harness._yaml as bounded
+
+    monkeypatch.setattr(bounded, "MAX_NODES", 50)
+    monkeypatch.setattr(bounded, "SCAN_ABOVE", 0)  # this short text is scanned as a long one
+    if reader == "python":
+        monkeypatch.setattr(bounded, "_HAS_LIBYAML", False)
+    composed: list[object] = []
+
+    def never(self: object, node: object) -> None:
+        composed.append(node)
+        raise AssertionError("the whole document was composed")
+
+    monkeypatch.setattr(bounded.BoundedLoader, "construct_document", never)
+    steps = "".join(f"  - interaction_start: {{id: i{n}}}\n" for n in range(60))
+    path = write(tmp_path / "long.yaml", "id: x\nlayer: session\ntrace:\n" + steps)
+    with pytest.raises(ScenarioError) as raised:
+        load_scenario(path)
+    (problem,) = raised.value.problems
+    # the document, 'id', 'x', 'layer', 'session', 'trace' and the list are 7 values, then each
+    # step (on lines 4 on) is 5: the 51st is in step 8
+    assert problem.line == 4 + (51 - 7 - 1) // 5
+    assert "more than 50 values" in problem.message
+    assert not composed

@@ -59,10 +59,6 @@ class LimitExceeded(yaml.MarkedYAMLError):
     """A document past ``MAX_NODES`` or ``MAX_DEPTH``; ``problem`` says which, at its mark."""
 
 
-class _TooManyValues(LimitExceeded):
-    """Found by ``scan_values`` before anything was composed."""
-
-
 def check_limits(root: yaml.Node, what: str) -> None:
     """``LimitExceeded`` at the first node (children before parents) that, with its aliases
     expanded, stands for more than ``MAX_NODES`` values or nests deeper than ``MAX_DEPTH``.
@@ -115,18 +111,20 @@ SCAN_ABOVE = 4_000_000
 
 
 def scan_values(text: str, what: str) -> None:
-    """``LimitExceeded`` at the first event past ``MAX_NODES`` values (an alias counted once):
-    libyaml's events, read one by one and let go, so a long text of too many values is refused
-    after as many events as the limit, in bounded memory."""
+    """``LimitExceeded`` at the first event past ``MAX_NODES`` values of a document (an alias
+    counted once): libyaml's events, read one by one and let go, so a long text of too many
+    values is refused after as many events as the limit, in bounded memory."""
     parser = CParser(text)
     try:
         count = 0
         while (event := parser.get_event()) is not None:
-            if isinstance(event, _VALUE_EVENTS):
+            if isinstance(event, yaml.DocumentStartEvent):
+                count = 0  # the limit is a document's (a file of several is refused anyway)
+            elif isinstance(event, _VALUE_EVENTS):
                 count += 1
                 if count > MAX_NODES:
                     mark = event.start_mark  # libyaml's own Mark: the same fields
-                    raise _TooManyValues(None, None, _too_many(what), mark)  # type: ignore[arg-type]
+                    raise LimitExceeded(None, None, _too_many(what), mark)  # type: ignore[arg-type]
     finally:
         parser.dispose()
 
@@ -153,6 +151,10 @@ class BoundedLoader(yaml.SafeLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._open = self._composed = 0
+
+    def compose_document(self) -> yaml.Node | None:
+        self._composed = 0
+        return super().compose_document()
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         # PyYAML's composer recurses: stop before Python's own limit does; and a document of
@@ -313,14 +315,17 @@ if _HAS_LIBYAML:
 def load_yaml(text: str, path: str) -> Any:
     """Parse one YAML document; every failure is a ``ScenarioError`` naming file and line."""
     try:
+        if _HAS_LIBYAML and len(text) > SCAN_ABOVE:
+            try:
+                scan_values(text, _Loader.what)
+            except LimitExceeded:
+                raise
+            except yaml.YAMLError:
+                pass  # libyaml refuses the text: the loaders below say where and why
         try:
             if not _HAS_LIBYAML:
                 raise yaml.YAMLError("no libyaml")
-            if len(text) > SCAN_ABOVE:
-                scan_values(text, _Loader.what)
             documents = _load_documents(text, fast=True)
-        except _TooManyValues:
-            raise  # located already: composing it in Python would take long, for the same line
         except yaml.YAMLError:
             documents = _load_documents(text)
     except _DuplicateKey as exc:

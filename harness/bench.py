@@ -74,7 +74,8 @@ class BenchResult:
 
     @property
     def loop_overhead_ratio(self) -> float:
-        """The ratio without the expansion both sides pay: the replay loop against feeding."""
+        """``overhead_ratio`` without the expansion both sides pay: the replay loop against the
+        bare loop's feeding and final view."""
         return (self.harness_seconds - self.expand_seconds) / (
             self.bare_seconds - self.expand_seconds
         )

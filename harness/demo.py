@@ -121,9 +121,10 @@ def run_matrix_parallel(
     work = _work(scenarios, None)
     done: list[list[ScenarioResult | None]] = [[None] * len(mine) for _, mine in work]
     context = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         jobs, mp_context=context, initializer=_load_in_worker, initargs=(list(paths),)
-    ) as pool:
+    )
+    try:
         pending = {
             pool.submit(_cases_in_worker, adapter.name, start, start + _SLICE): (n, start)
             for n, (adapter, mine) in enumerate(work)
@@ -141,11 +142,15 @@ def run_matrix_parallel(
                 done[n][start + k] = result = ScenarioResult(case, adapter.name, **outcome)
                 if on_result is not None:
                     on_result(result)
-        rows = [
-            Row(adapter, tuple(r for r in results if r is not None))
-            for (adapter, _), results in zip(work, done, strict=True)
-        ]
-        return rows, libraries
+    except BaseException:  # a failure or ^C: the queued slices are not run first
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+    rows = []
+    for (adapter, _), results in zip(work, done, strict=True):
+        assert None not in results  # every slice came back, or an error was raised
+        rows.append(Row(adapter, tuple(r for r in results if r is not None)))
+    return rows, libraries
 
 
 def render_matrix(rows: Sequence[Row]) -> str:

@@ -282,6 +282,25 @@ def test_the_demo_in_two_processes_gives_what_one_gives():
     assert libraries is not None  # a driver scenario was among them
 
 
+def test_a_worker_that_ran_other_cases_stops_the_parallel_demo():
+    from harness.demo import run_matrix_parallel
+    from harness.scenario import load_all
+
+    history = str(ROOT / "scenarios" / "history")
+    scenarios, _ = load_all([history])
+    # the workers load another scenario than this process has: their cases are not these
+    other = [
+        str(
+            ROOT
+            / "scenarios"
+            / "history"
+            / sorted(p.name for p in (ROOT / "scenarios" / "history").glob("*.yaml"))[0]
+        )
+    ]
+    with pytest.raises(RuntimeError, match="ran other cases"):
+        run_matrix_parallel(other, scenarios, 2)
+
+
 def test_demo_jobs_must_be_one_or_more(capsys):
     code, _, err = run_cli(capsys, "demo", BASIC, "--jobs", "0")
     assert code == 2 and "--jobs" in err

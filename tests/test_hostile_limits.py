@@ -178,3 +178,21 @@ def test_too_many_values_are_refused_before_the_document_is_composed(
     assert problem.line == 4 + (51 - 7 - 1) // 5
     assert "more than 50 values" in problem.message
     assert not composed
+
+
+@pytest.mark.parametrize("reader", ["libyaml scanned", "libyaml", "python"])
+def test_the_values_limit_is_each_documents(monkeypatch: pytest.MonkeyPatch, reader: str) -> None:
+    """Two documents, each within the limit and past it together: the file is refused for
+    holding two, as before the values were counted as they are read."""
+    import harness._yaml as bounded
+
+    monkeypatch.setattr(bounded, "MAX_NODES", 50)
+    monkeypatch.setattr(bounded, "SCAN_ABOVE", 0 if reader == "libyaml scanned" else 10**9)
+    monkeypatch.setattr(bounded, "_HAS_LIBYAML", reader != "python")
+    steps = "".join(f"  - interaction_start: {{id: i{n}}}\n" for n in range(5))
+    document = "id: x\nlayer: session\ntrace:\n" + steps  # 32 values
+    with pytest.raises(ScenarioError) as raised:
+        bounded.load_yaml(document + "---\n" + document, "two.yaml")
+    assert [p.message for p in raised.value.problems] == [
+        "one scenario per file: found several documents"
+    ]

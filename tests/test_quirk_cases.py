@@ -232,3 +232,21 @@ def test_a_quirk_that_rewrites_every_event_runs_alone_and_pairs_rework_one_event
                 }
             )
         assert touched[0] & touched[1], (a, b)
+
+
+def test_a_scenarios_cases_are_found_once_and_let_go_with_it():
+    import gc
+
+    from harness.scenario.cases import _CASES, driver_cases
+    from tests.scenarios_for_tests import library_driver
+
+    codec = dialects()["openai-chat"]
+    scenario = library_driver("parallel-calls")
+    first = driver_cases(scenario, codec)
+    again = driver_cases(scenario, codec)
+    assert len(first) > 1 and first[0] is scenario
+    assert all(a is b for a, b in zip(first, again, strict=True))  # found once
+    held = len(_CASES)
+    del scenario, first, again
+    gc.collect()
+    assert len(_CASES) == held - 1  # the cache does not keep the scenario alive

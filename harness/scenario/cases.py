@@ -33,11 +33,12 @@ def gateway_only(codec: Codec, quirk: str) -> bool:
     return GATEWAY_ONLY in codec.quirks.get(quirk, "")
 
 
-#: scenario -> (codec's id, pairs) -> (the codec, its cases): every adapter of a dialect runs
-#: the same cases, and finding them encodes the turn under each quirk (a codec need not be
-#: hashable; the one kept with its cases is the one asked about)
+#: scenario -> (codec's id, pairs) -> (the codec, its cases after the first): every adapter of
+#: a dialect runs the same cases, and finding them encodes the turn under each quirk. A codec
+#: need not be hashable (the one kept is the one asked about); the first case, the scenario
+#: itself, is not kept, or the scenario would never leave the cache. None: no case.
 _CASES: weakref.WeakKeyDictionary[
-    DriverScenario, dict[tuple[int, bool], tuple[Codec, tuple[DriverScenario, ...]]]
+    DriverScenario, dict[tuple[int, bool], tuple[Codec, tuple[DriverScenario, ...] | None]]
 ] = weakref.WeakKeyDictionary()
 
 
@@ -54,8 +55,9 @@ def driver_cases(
     known = _CASES.setdefault(scenario, {})
     found = known.get((id(codec), pairs))
     if found is None or found[0] is not codec:
-        found = known[(id(codec), pairs)] = (codec, _driver_cases(scenario, codec, pairs))
-    return found[1]
+        cases = _driver_cases(scenario, codec, pairs)
+        found = known[(id(codec), pairs)] = (codec, cases[1:] if cases else None)
+    return () if found[1] is None else (scenario, *found[1])
 
 
 def _driver_cases(

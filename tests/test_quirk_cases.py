@@ -236,6 +236,7 @@ def test_a_quirk_that_rewrites_every_event_runs_alone_and_pairs_rework_one_event
 
 def test_a_scenarios_cases_are_found_once_and_let_go_with_it():
     import gc
+    import weakref
 
     from harness.scenario.cases import _CASES, driver_cases
     from tests.scenarios_for_tests import library_driver
@@ -244,9 +245,9 @@ def test_a_scenarios_cases_are_found_once_and_let_go_with_it():
     scenario = library_driver("parallel-calls")
     first = driver_cases(scenario, codec)
     again = driver_cases(scenario, codec)
-    assert len(first) > 1 and first[0] is scenario
+    assert len(first) > 1 and first[0] is scenario and scenario in _CASES
     assert all(a is b for a, b in zip(first, again, strict=True))  # found once
-    held = len(_CASES)
+    alive = weakref.ref(scenario)
     del scenario, first, again
     gc.collect()
-    assert len(_CASES) == held - 1  # the cache does not keep the scenario alive
+    assert alive() is None  # the cache does not keep the scenario alive

@@ -73,8 +73,7 @@ def plan_and_ledger(
     plan: list[ObservationPoint] = []
     names: dict[int, str] = {}
     observed = _OBSERVED
-    # ledger.add() inlined, with each event type's handler looked up once
-    handlers = {kind: ledger.handler(kind) for kind in ev.EVENT_TYPES.values()}
+    handlers = ledger.handlers
     last = -1
     for last, event in enumerate(trace):
         kind = type(event)

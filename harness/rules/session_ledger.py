@@ -109,11 +109,7 @@ class SessionLedger:
     """Built once from a trace; read by the rules with "as of event c" questions."""
 
     def __init__(
-        self,
-        trace: Iterable[ev.SessionEvent] = (),
-        snapshot_at: Sequence[int] = (),
-        *,
-        subsession_text: bool = True,
+        self, trace: Iterable[ev.SessionEvent] = (), *, subsession_text: bool = True
     ) -> None:
         self.calls: dict[Key, CallRecord] = {}
         #: call id -> {session id: index of the first event naming it there}
@@ -145,7 +141,9 @@ class SessionLedger:
         #: keep the text of sub-sessions' messages (the history rules read it; the session
         #: rules read only top-level sessions' text)
         self._subsession_text = subsession_text
-        handlers: dict[type[ev.SessionEvent], Callable[[int, Any], None]] = {
+        #: what records an event of each type (the replay's plan loop calls these itself, with
+        #: ``snapshot`` at its checkpoints and ``finish`` at the end)
+        self.handlers: dict[type[ev.SessionEvent], Callable[[int, Any], None]] = {
             ev.ToolSelect: self._select,
             ev.ToolExecuting: self._executing,
             ev.ToolCompleted: self._completed,
@@ -159,28 +157,12 @@ class SessionLedger:
             ev.ToolStreamPart: self._stream,
             ev.Resume: self._resume,
         }
-        self._handlers = handlers
-        # given a trace, built at once; else fed event by event with add() and snapshot()
-        get = handlers.get
-        snapshots = set(snapshot_at)
-        for i, event in enumerate(trace):
+        get = self.handlers.get
+        for i, event in enumerate(trace):  # given a trace, built at once, with no checkpoint
             handler = get(type(event))
             if handler is not None:
                 handler(i, event)
-            if i in snapshots:
-                self.snapshot(i)
         self.finish()
-
-    def add(self, i: int, event: ev.SessionEvent) -> None:
-        """Record event ``i``; events come in order, then ``finish()``."""
-        handler = self._handlers.get(type(event))
-        if handler is not None:
-            handler(i, event)
-
-    def handler(self, kind: type[ev.SessionEvent]) -> Callable[[int, Any], None] | None:
-        """What ``add`` calls for an event of this type (None: nothing to record), for a loop
-        over a million events that looks it up itself."""
-        return self._handlers.get(kind)
 
     def snapshot(self, i: int) -> None:
         """Event ``i`` is a checkpoint: keep the notifications that must show there."""

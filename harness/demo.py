@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from harness.adapters.registry import BUNDLED, AdapterInfo
@@ -90,17 +90,12 @@ def _cases_in_worker(name: str, start: int, stop: int) -> tuple[list[str], list[
     return [case.case_id for case in mine[start:stop]], [_outcome(r) for r in results]
 
 
+#: what a worker does not hand back: the case (the parent has it) and what the adapter showed
+_KEPT_HERE = frozenset({"scenario", "adapter", "observation", "driver_run", "histories"})
+
+
 def _outcome(r: ScenarioResult) -> _Outcome:
-    return {
-        "status": r.status,
-        "violations": r.violations,
-        "error": r.error,
-        "skip_reason": r.skip_reason,
-        "seconds": r.seconds,
-        "rules_checked": r.rules_checked,
-        "adapter_layers": r.adapter_layers,
-        "harness_seconds": r.harness_seconds,
-    }
+    return {f.name: getattr(r, f.name) for f in fields(r) if f.name not in _KEPT_HERE}
 
 
 def run_matrix_parallel(

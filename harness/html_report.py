@@ -27,7 +27,7 @@ import html
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,15 +75,7 @@ class SummaryRow:
     anchor: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "case_id": self.case_id,
-            "scenario_id": self.scenario_id,
-            "layer": self.layer,
-            "adapter": self.adapter,
-            "status": self.status,
-            "rules": dict(self.rules),
-            "anchor": self.anchor,
-        }
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SummaryRow:
@@ -111,18 +103,13 @@ def anchor_of(result: ScenarioResult) -> str:
 
 
 def summary_row(result: ScenarioResult) -> SummaryRow:
-    broken = set(result.rules_broken)
-    rules = {
-        rule: "skip" if result.status in ("skip", "error") else "fail" if rule in broken else "pass"
-        for rule in result.rules_checked
-    }
     return SummaryRow(
         result.scenario.case_id,
         result.scenario.id,
         result.scenario.layer,
         result.adapter,
         result.status,
-        rules,
+        result.rule_statuses,
         anchor_of(result) if result.status in ("fail", "error") else "",
     )
 
@@ -130,16 +117,23 @@ def summary_row(result: ScenarioResult) -> SummaryRow:
 # -- pieces made where the results are (an xdist worker), assembled at the end -----------------
 
 
-def result_piece(result: ScenarioResult, reproduce: Sequence[str]) -> str | None:
+def result_piece(
+    result: ScenarioResult, reproduce: Sequence[str], drawn: set[tuple[str, str, str]]
+) -> str | None:
     """One result as JSON text for ``document_from_pieces``: its summary row and, for a
-    failure, its section drawn and undrawn (the first case of a scenario is drawn); None for
-    a result of a layer the adapter does not implement."""
+    failure, its section undrawn, and drawn too for the first failing case of its scenario
+    among those pieced in this process (``drawn``, updated: the report draws the first case of
+    a scenario, and a process sends its pieces in order); None for a result of a layer the
+    adapter does not implement."""
     if adapter_layers_if_left_out(result) is not None:
         return None
     piece: dict[str, Any] = {"row": summary_row(result).to_json()}
     if result.status in ("fail", "error"):
-        piece["key"] = list(scenario_key(result))
-        piece["drawn"] = failure_section(result, reproduce)
+        key = scenario_key(result)
+        piece["key"] = list(key)
+        if key not in drawn:
+            drawn.add(key)
+            piece["drawn"] = failure_section(result, reproduce)
         piece["listed"] = failure_section(result, reproduce, timeline=False)
     return json.dumps(piece)
 
@@ -152,7 +146,9 @@ def document_from_pieces(pieces: Iterable[str], *, title: str = "Conformance rep
         rows.append(SummaryRow.from_json(piece["row"]))
         if "key" in piece:
             key = tuple(piece["key"])
-            sections.append(piece["listed"] if key in drawn else piece["drawn"])
+            sections.append(
+                piece["listed"] if key in drawn else piece.get("drawn", piece["listed"])
+            )
             drawn.add(key)
     return render_document(rows, sections, title=title)
 
@@ -182,14 +178,10 @@ def render_report(
         if result.status in ("fail", "error"):
             by_adapter.setdefault(result.adapter, []).append(result)
     for name, failures in by_adapter.items():
-        draw: set[int] = set()
-        drawn: set[tuple[str, str, str]] = set()
-        for result in failures:
-            if scenario_key(result) not in drawn:
-                drawn.add(scenario_key(result))
-                draw.add(id(result))
-        listed = failures
-        if per_adapter is not None:
+        if per_adapter is None:  # the first case of each scenario drawn
+            firsts = {scenario_key(r): id(r) for r in reversed(failures)}
+            draw, listed = set(firsts.values()), failures
+        else:
             shortest = sorted(failures, key=lambda r: len(r.scenario.events))[: per_adapter[0]]
             draw = {id(r) for r in shortest}
             listed = shortest + [r for r in failures if id(r) not in draw]

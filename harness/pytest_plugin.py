@@ -463,6 +463,8 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
 _RESULT = pytest.StashKey[Any]()
 #: an item's results, the adapter reference a command line can name, and whether it was given
 _RESULTS = pytest.StashKey[tuple[list[Any], str | None, bool]]()
+#: the scenarios (with adapters) whose failure this process has drawn for the HTML report
+_DRAWN = pytest.StashKey[set[tuple[str, str, str]]]()
 
 
 @pytest.fixture
@@ -483,22 +485,16 @@ def pytest_runtest_makereport(
     report = yield
     result = item.stash.get(_RESULT, None)
     if result is not None and report.when == "call":
-        broken = set(result.rules_broken)
-        summary = {}
-        for rule in result.rules_checked:
-            if result.status in ("skip", "error"):
-                summary[rule] = "skip"
-            else:
-                summary[rule] = "fail" if rule in broken else "pass"
-        report.user_properties.append(("harness_rules", json.dumps(summary)))
+        report.user_properties.append(("harness_rules", json.dumps(result.rule_statuses)))
         if item.config.getoption("harness_html", None):
             from harness.html_report import result_piece
             from harness.report import reproduce_commands
 
             results, named, given = item.stash[_RESULTS]
+            drawn = item.config.stash.setdefault(_DRAWN, set())
             for one in results:
                 commands = reproduce_commands(one, named, pytest=True, adapter_option=given)
-                piece = result_piece(one, commands)
+                piece = result_piece(one, commands, drawn)
                 if piece is not None:
                     report.user_properties.append(("harness_html", piece))
     return report

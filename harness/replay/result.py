@@ -52,6 +52,19 @@ class ScenarioResult:
         return tuple(sorted({v.rule for v in self.violations}))
 
     @property
+    def rule_statuses(self) -> dict[str, str]:
+        """pass, fail or skip for every rule checked (skip: the replay skipped or erred)."""
+        broken = set(self.rules_broken)
+        return {
+            rule: "skip"
+            if self.status in ("skip", "error")
+            else "fail"
+            if rule in broken
+            else "pass"
+            for rule in self.rules_checked
+        }
+
+    @property
     def root_causes(self) -> tuple[Violation, ...]:
         """The violations no other one explains; the rest follow from one of these."""
         return tuple(v for v in self.violations if v.cause is None)

@@ -197,9 +197,7 @@ class Trace(Sequence[ev.SessionEvent]):
         return out
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Trace):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        if isinstance(other, (tuple, list)):
+        if isinstance(other, (Trace, tuple, list)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
@@ -208,7 +206,3 @@ class Trace(Sequence[ev.SessionEvent]):
     def __repr__(self) -> str:
         lazy = sum(len(r) for r in self._runs if isinstance(r, LazyRun))
         return f"Trace({self._length} events, {lazy} of them expanded on demand)"
-
-
-def as_trace(events: Sequence[ev.SessionEvent]) -> Trace:
-    return events if isinstance(events, Trace) else Trace(events)

@@ -45,7 +45,7 @@ class SessionCheck:
     def __init__(
         self,
         ledger: SessionLedger,
-        trace: Sequence[ev.SessionEvent],
+        trace: Trace,
         checkpoint: ObservationPoint,
         notifications: tuple[Notification, ...],
         transcript: Transcript | None,
@@ -145,9 +145,8 @@ class SessionCheck:
     def where(self, index: int) -> str:
         if not 0 <= index < len(self.trace):
             return "the start"
-        trace = self.trace  # a Trace names a kind without expanding its generated events
-        kind = trace.kind_at(index) if isinstance(trace, Trace) else trace[index].kind
-        return f"event {index} ({kind})"
+        # a Trace names a kind without expanding its generated events
+        return f"event {index} ({self.trace.kind_at(index)})"
 
 
 def notifications_as_expected(

@@ -49,10 +49,6 @@ class _Message:
             long[:] = ["".join(long)]
         return long[0]
 
-    @text.setter
-    def text(self, value: str) -> None:
-        self.short, self.long = value, None
-
     def append(self, text: str) -> None:
         if self.long is not None:
             self.long.append(text)

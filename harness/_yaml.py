@@ -110,21 +110,32 @@ def _too_many(what: str) -> str:
 SCAN_ABOVE = 4_000_000
 
 
-def scan_values(text: str, what: str) -> None:
+def scan_values(text: str, what: str) -> bool:
     """``LimitExceeded`` at the first event past ``MAX_NODES`` values of a document (an alias
     counted once): libyaml's events, read one by one and let go, so a long text of too many
-    values is refused after as many events as the limit, in bounded memory."""
+    values is refused after as many events as the limit, in bounded memory. True when the
+    count proves every document within both limits (no alias, nesting within ``MAX_DEPTH``),
+    so that ``check_limits`` need not measure them again."""
     parser = CParser(text)
     try:
-        count = 0
+        count = depth = deepest = 0
+        aliased = False
         while (event := parser.get_event()) is not None:
-            if isinstance(event, yaml.DocumentStartEvent):
+            kind = type(event)
+            if kind is yaml.DocumentStartEvent:
                 count = 0  # the limit is a document's (a file of several is refused anyway)
-            elif isinstance(event, _VALUE_EVENTS):
+            elif kind in _CLOSING:
+                depth -= 1
+            elif kind in _VALUE_EVENTS:
                 count += 1
                 if count > MAX_NODES:
                     mark = event.start_mark  # libyaml's own Mark: the same fields
                     raise LimitExceeded(None, None, _too_many(what), mark)  # type: ignore[arg-type]
+                if kind in _OPENING:
+                    depth += 1
+                    deepest = max(deepest, depth)
+                aliased = aliased or kind is yaml.AliasEvent
+        return not aliased and deepest <= MAX_DEPTH
     finally:
         parser.dispose()
 
@@ -137,6 +148,8 @@ class BoundedLoader(yaml.SafeLoader):
 
     #: what the documents are, for the limits' messages
     what = "document"
+    #: ``scan_values`` proved the documents within the limits: no need to measure them
+    within_limits = False
 
     yaml_constructors: ClassVar[dict[Any, Any]] = {
         tag: constructor
@@ -177,7 +190,8 @@ class BoundedLoader(yaml.SafeLoader):
             self._open -= 1
 
     def construct_document(self, node: yaml.Node) -> Any:
-        check_limits(node, self.what)  # composing shares aliases; building would expand them
+        if not self.within_limits:  # composing shares aliases; building would expand them
+            check_limits(node, self.what)
         return super().construct_document(node)
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
@@ -217,9 +231,18 @@ def reader_line(exc: yaml.reader.ReaderError, text: str) -> tuple[int, str]:
     )
 
 
-def limit_line(exc: yaml.MarkedYAMLError) -> int:
+def mark_line(exc: yaml.MarkedYAMLError) -> int:
+    """The line (from 1) a YAML error points at, 1 when it points nowhere."""
     mark = exc.problem_mark or exc.context_mark
     return mark.line + 1 if mark else 1
+
+
+def disallowed_tag(problem: str) -> str | None:
+    """The tag (``!!timestamp``) of a constructor's "could not determine a constructor"
+    problem, None for any other problem."""
+    if "could not determine a constructor" not in problem:
+        return None
+    return problem.split("tag ", 1)[-1].strip().strip("'").replace("tag:yaml.org,2002:", "!!")
 
 
 class _Loader(BoundedLoader):
@@ -278,16 +301,14 @@ try:  # libyaml's parser, where PyYAML was built with it
 except ImportError:  # pragma: no cover - PyYAML without libyaml
     _HAS_LIBYAML = False
 
-_VALUE_EVENTS = (
-    yaml.ScalarEvent,
-    yaml.MappingStartEvent,
-    yaml.SequenceStartEvent,
-    yaml.AliasEvent,
-)
+_OPENING = frozenset({yaml.MappingStartEvent, yaml.SequenceStartEvent})
+_CLOSING = frozenset({yaml.MappingEndEvent, yaml.SequenceEndEvent})
+_VALUE_EVENTS = _OPENING | {yaml.ScalarEvent, yaml.AliasEvent}
 
 
-def _load_documents(text: str, fast: bool = False) -> list[Any]:
+def _load_documents(text: str, fast: bool = False, within_limits: bool = False) -> list[Any]:
     loader = _FastLoader(text) if fast else _Loader(text)
+    loader.within_limits = within_limits
     try:
         documents = []
         while loader.check_node():
@@ -315,9 +336,10 @@ if _HAS_LIBYAML:
 def load_yaml(text: str, path: str) -> Any:
     """Parse one YAML document; every failure is a ``ScenarioError`` naming file and line."""
     try:
+        within = False
         if _HAS_LIBYAML and len(text) > SCAN_ABOVE:
             try:
-                scan_values(text, _Loader.what)
+                within = scan_values(text, _Loader.what)
             except LimitExceeded:
                 raise
             except yaml.YAMLError:
@@ -325,7 +347,9 @@ def load_yaml(text: str, path: str) -> Any:
         try:
             if not _HAS_LIBYAML:
                 raise yaml.YAMLError("no libyaml")
-            documents = _load_documents(text, fast=True)
+            documents = _load_documents(text, fast=True, within_limits=within)
+        except yaml.constructor.ConstructorError:
+            raise  # the same problem at the same line as the Python loader's, found sooner
         except yaml.YAMLError:
             documents = _load_documents(text)
     except _DuplicateKey as exc:
@@ -333,25 +357,18 @@ def load_yaml(text: str, path: str) -> Any:
     except yaml.reader.ReaderError as exc:
         raise ScenarioError([Problem(path, *reader_line(exc, text))]) from None
     except LimitExceeded as exc:
-        raise ScenarioError([Problem(path, limit_line(exc), exc.problem or "")]) from None
+        raise ScenarioError([Problem(path, mark_line(exc), exc.problem or "")]) from None
     except yaml.constructor.ConstructorError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
         problem = exc.problem or "cannot be loaded"
-        if "could not determine a constructor" in problem:
-            tag = (
-                problem.split("tag ", 1)[-1].strip().strip("'").replace("tag:yaml.org,2002:", "!!")
-            )
+        if (tag := disallowed_tag(problem)) is not None:
             problem = (
                 f"the tag {tag} is not allowed: scenarios are plain data "
                 "(mappings, lists, strings, numbers, booleans)"
             )
-        raise ScenarioError([Problem(path, line, problem)]) from None
+        raise ScenarioError([Problem(path, mark_line(exc), problem)]) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
         what = " ".join(part for part in (exc.context, exc.problem) if part)
-        raise ScenarioError([Problem(path, line, f"invalid YAML: {what}")]) from None
+        raise ScenarioError([Problem(path, mark_line(exc), f"invalid YAML: {what}")]) from None
     except yaml.YAMLError as exc:
         raise ScenarioError([Problem(path, 1, f"invalid YAML: {exc}")]) from None
     if not documents or documents == [None]:

@@ -196,3 +196,27 @@ def test_the_values_limit_is_each_documents(monkeypatch: pytest.MonkeyPatch, rea
     assert [p.message for p in raised.value.problems] == [
         "one scenario per file: found several documents"
     ]
+
+
+@pytest.mark.parametrize("which", ["aliases", "nesting"])
+def test_a_scanned_text_is_still_measured_where_the_count_proves_nothing(
+    monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    """The early count lets the loader skip measuring a long text only when the count proves
+    it within the limits: with aliases (which the count does not expand) or deep nesting, the
+    measure still runs and refuses."""
+    import harness._yaml as bounded
+
+    monkeypatch.setattr(bounded, "SCAN_ABOVE", 0)
+    monkeypatch.setattr(bounded, "MAX_NODES", 50)
+    monkeypatch.setattr(bounded, "MAX_DEPTH", 5)
+    if which == "aliases":  # 15 values written, 10 x 11 with the aliases expanded
+        text = "a: &ten [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\nb: [" + ", ".join(["*ten"] * 10) + "]\n"
+        expected = "holds more than 50 values"
+    else:
+        text = "a: [[[[[[1]]]]]]\n"
+        expected = "nests deeper than 5 levels"
+    assert bounded.scan_values(text, "scenario") is False
+    with pytest.raises(ScenarioError) as raised:
+        bounded.load_yaml(text, "x.yaml")
+    assert expected in raised.value.problems[0].message

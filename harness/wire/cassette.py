@@ -21,7 +21,7 @@ import yaml
 
 from harness._errors import WireError, excerpt
 from harness._files import read_text
-from harness._yaml import BoundedLoader, LimitExceeded, limit_line, reader_line
+from harness._yaml import BoundedLoader, LimitExceeded, disallowed_tag, mark_line, reader_line
 
 #: A compressed body may not inflate to more bytes than this.
 MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -133,32 +133,22 @@ def _load_yaml(text: str, source: str) -> tuple[yaml.Node, Any]:
             raise WireError(source, 1, "the file is empty; a vcrpy cassette is a YAML mapping")
         return node, loader.construct_document(node)
     except LimitExceeded as exc:
-        raise WireError(source, limit_line(exc), exc.problem or "") from None
-    except yaml.reader.ReaderError as exc:
-        raise WireError(source, *reader_line(exc, text)) from None
+        raise WireError(source, mark_line(exc), exc.problem or "") from None
     except yaml.constructor.ConstructorError as exc:
         problem = exc.problem or "cannot be loaded"
-        if "could not determine a constructor" in problem:
-            tag = (
-                problem.split("tag ", 1)[-1].strip().strip("'").replace("tag:yaml.org,2002:", "!!")
-            )
+        if (tag := disallowed_tag(problem)) is not None:
             problem = (
                 f"the tag {tag} is not allowed: a cassette is plain data (mappings, lists, "
                 "strings, numbers and !!binary), read with a safe YAML loader"
             )
-        raise WireError(source, _mark_line(exc), problem) from None
+        raise WireError(source, mark_line(exc), problem) from None
     except yaml.MarkedYAMLError as exc:
         what = " ".join(part for part in (exc.context, exc.problem) if part)
-        raise WireError(source, _mark_line(exc), f"not valid YAML: {what}") from None
+        raise WireError(source, mark_line(exc), f"not valid YAML: {what}") from None
     except yaml.YAMLError as exc:
         raise WireError(source, 1, f"not valid YAML: {exc}") from None
     finally:
         loader.dispose()
-
-
-def _mark_line(exc: yaml.MarkedYAMLError) -> int:
-    mark = exc.problem_mark or exc.context_mark
-    return mark.line + 1 if mark else 1
 
 
 # -- shape -----------------------------------------------------------------------------------------

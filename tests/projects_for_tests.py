@@ -10,11 +10,19 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 # This machine's Python has pytest-benchmark installed; pytest accepts -p no:NAME for a plugin
 # that is not installed, so the option is harmless elsewhere.
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark"]
+
+
+def outside_xdist(monkeypatch: Any) -> None:
+    """A pytester run happens in this process: it must not take itself for a worker of this
+    suite's own xdist run."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
 
 
 def copy_example(name: str, into: Path) -> Path:

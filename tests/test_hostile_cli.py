@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from harness.adapters.registry import BUNDLED
 from harness.cli import EXIT_NOTHING_CHECKED, EXIT_USAGE, main
 from harness.library import library_path
+from tests.projects_for_tests import outside_xdist
 
 SCENARIO = str(library_path() / "session" / "backward-attachment-basic.yaml")
 HISTORY = str(library_path() / "history")
@@ -124,8 +125,7 @@ def test_a_run_that_skips_everything_exits_5_and_says_so() -> None:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)
+    outside_xdist(monkeypatch)
     scenarios = pytester.mkdir("scenarios")
     for path in (SCENARIO, str(library_path() / "driver" / "text-before-tool-call.yaml")):
         (scenarios / Path(path).name).write_text(Path(path).read_text(encoding="utf-8"))

@@ -15,6 +15,7 @@ from harness._errors import ScenarioError
 from harness._files import ROOTS_VARIABLE, confine
 from harness.scenario import load_scenario
 from tests.hostile_for_tests import FUZZ, outcome, run_cli, write
+from tests.projects_for_tests import outside_xdist
 
 #: what a file outside the scenario's folder holds; no message may ever quote it
 CANARY = "CANARY-4f1d9"
@@ -132,8 +133,7 @@ def test_any_path_is_read_inside_or_refused_without_the_secret(
 def test_the_recordings_plugin_refuses_a_symlink_out_of_its_folder(
     pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)
+    outside_xdist(monkeypatch)
     write(tmp_path / "elsewhere" / "secret.txt", SECRET)
     folder = pytester.mkdir("recordings")
     (folder / "stolen.txt").symlink_to(tmp_path / "elsewhere" / "secret.txt")

@@ -65,6 +65,21 @@ EDITS = st.lists(
 )
 
 
+def mutated(
+    factory: pytest.TempPathFactory,
+    kind: str,
+    index: int,
+    edits: list[tuple[float, str, bytes]],
+    under: str = "",
+) -> Path:
+    """The ``index``-th original of ``kind`` (wrapping round) with ``edits``, written to a new
+    folder (at ``under/`` its own name there)."""
+    found = originals(kind)
+    original = found[index % len(found)]
+    folder = factory.mktemp("mutated")
+    return write(folder / under / original.name, mutate(original.read_bytes(), edits))
+
+
 def mutate(data: bytes, edits: list[tuple[float, str, bytes]]) -> bytes:
     for where, how, piece in edits:
         at = int(where * len(data))
@@ -99,14 +114,10 @@ def verdict(path: Path) -> object:
 def test_mutated_scenarios(
     tmp_path_factory: pytest.TempPathFactory, index: int, edits: list[tuple[float, str, bytes]]
 ) -> None:
-    original = originals("scenario")[index % len(originals("scenario"))]
-    # beside the original, so that its recordings (../../cassettes) stay in reach
-    folder = tmp_path_factory.mktemp("mutated")
-    path = write(
-        folder / "scenarios" / original.parent.name / original.name,
-        mutate(original.read_bytes(), edits),
-    )
-    (folder / "cassettes").symlink_to(ROOT / "cassettes")
+    layer = originals("scenario")[index % len(originals("scenario"))].parent.name
+    # as deep as the original, so that its recordings (../../cassettes) stay in reach
+    path = mutated(tmp_path_factory, "scenario", index, edits, f"scenarios/{layer}")
+    (path.parents[2] / "cassettes").symlink_to(ROOT / "cassettes")
     outcome("mutated scenarios", lambda: verdict(path))
 
 
@@ -115,10 +126,7 @@ def test_mutated_scenarios(
 def test_mutated_cassettes(
     tmp_path_factory: pytest.TempPathFactory, index: int, edits: list[tuple[float, str, bytes]]
 ) -> None:
-    original = originals("cassette")[index % len(originals("cassette"))]
-    path = write(
-        tmp_path_factory.mktemp("mutated") / original.name, mutate(original.read_bytes(), edits)
-    )
+    path = mutated(tmp_path_factory, "cassette", index, edits)
     outcome("mutated cassettes", lambda: read_cassette(path))
     outcome("mutated cassettes", lambda: recorded_responses(path))
 
@@ -128,10 +136,7 @@ def test_mutated_cassettes(
 def test_mutated_recorded_bodies(
     tmp_path_factory: pytest.TempPathFactory, index: int, edits: list[tuple[float, str, bytes]]
 ) -> None:
-    original = originals("body")[index % len(originals("body"))]
-    path = write(
-        tmp_path_factory.mktemp("mutated") / original.name, mutate(original.read_bytes(), edits)
-    )
+    path = mutated(tmp_path_factory, "body", index, edits)
     code, _, err = run_cli("mutated recordings", "convert", str(path), "--out", "-")
     assert code in (0, 2), err
 

@@ -23,7 +23,7 @@ from harness.library import library_path
 from harness.model import session as ev
 from harness.replay import replay
 from harness.scenario import Scenario, load_scenario
-from tests.projects_for_tests import rule_table
+from tests.projects_for_tests import outside_xdist, rule_table
 from tests.scenarios_for_tests import as_session, load_every
 
 MUTANT = "session-mutant-no-message-updated"
@@ -52,9 +52,7 @@ def failing_ids(adapter: str, scenarios: list[Scenario]) -> set[str]:
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """An empty project with a tiny adapter module of its own."""
-    # runs in this process: it must not think it is a worker of this suite's own xdist run
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)
+    outside_xdist(monkeypatch)
     pytester.makepyfile(
         myadapters=dedent(
             """\

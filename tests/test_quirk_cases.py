@@ -19,6 +19,7 @@ from harness.replay import replay
 from harness.replay.cases import cases_for
 from harness.scenario import DriverScenario, Scenario
 from harness.scenario.cases import driver_cases, gateway_only, select_cases
+from tests.projects_for_tests import outside_xdist
 from tests.scenarios_for_tests import library, library_driver
 
 PARALLEL = library_driver("parallel-calls")
@@ -153,8 +154,7 @@ def test_an_unknown_quirk_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -
 
 @pytest.fixture
 def chat_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)
+    outside_xdist(monkeypatch)
     folder = pytester.mkdir("scenarios")
     (folder / "parallel-calls.yaml").write_text(
         (library_path() / "driver" / "parallel-calls.yaml").read_text()

@@ -17,6 +17,7 @@ from harness._errors import WireError
 from harness.adapters.registry import resolve_adapter
 from harness.pytest_recordings import driver_outcome
 from harness.wire.recordings import RecordedResponse
+from tests.projects_for_tests import outside_xdist
 from tests.test_convert import REAL, REFERENCE_FINDINGS, STREAMS
 
 FINDINGS = {
@@ -118,8 +119,7 @@ def driver_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -
     pytester.makepyfile(mydriver=DRIVER)
     pytester.syspathinsert()
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # the driver is rewritten between runs
-    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
-        monkeypatch.delenv(name, raising=False)  # the project's own run is no xdist worker
+    outside_xdist(monkeypatch)
     folder = pytester.mkdir("cassettes")
     source = REAL / "opentelemetry-python-contrib" / CASSETTE
     (folder / CASSETTE).write_bytes(source.read_bytes())

@@ -208,16 +208,21 @@ _EXPLORE = pytest.StashKey[str | None]()
 
 def _check_adapters(config: pytest.Config) -> None:
     """The adapters named on the command line or in the ini file resolve, and an ``exec:``
-    process says hello: otherwise one usage error now, not the same failure per scenario."""
-    from harness.adapters.registry import check_adapter, resolve_adapter
+    process says hello: otherwise one usage error now, not the same failure per scenario. The
+    layers an ``exec:`` process said it implements are kept for the collection (which would
+    start it again to ask)."""
+    from harness.adapters.registry import check_adapter, declared_layers, resolve_adapter
 
     names = config.getoption("harness_adapter") or [str(config.getini("harness_adapter"))]
     timeout = config.getoption("harness_timeout") or float(config.getini("harness_timeout"))
     for name in filter(None, names):
         try:
-            check_adapter(resolve_adapter(name), timeout)
+            info = resolve_adapter(name)
+            check_adapter(info, timeout)
         except UsageError as exc:
             raise pytest.UsageError(f"harness: {exc}") from None
+        if name.startswith("exec:"):  # its hello is answered already
+            config.stash.setdefault(_LAYERS, {})[name] = declared_layers(info)
 
 
 def _explore(request: pytest.FixtureRequest) -> None:

@@ -195,3 +195,18 @@ def test_the_plugin_says_when_every_scenario_was_skipped(project: pytest.Pyteste
     result.assert_outcomes(passed=1, skipped=2)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["harness: all 2 scenarios were skipped*"])
+
+
+def test_the_plugin_starts_an_exec_adapter_once_to_learn_its_layers(
+    project: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The hello that checks the process before anything runs also says its layers: the
+    collection does not start it again to ask (every scenario here is of a layer it lacks)."""
+    log = tmp_path / "starts.log"
+    process = Path(__file__).parent / "processes" / "history_process.py"
+    wrapper = tmp_path / "history.sh"
+    wrapper.write_text(f'#!/bin/sh\necho started >> "{log}"\nexec "{sys.executable}" "{process}"\n')
+    wrapper.chmod(0o755)
+    result = plain(project, f"--harness-adapter=exec:{wrapper}")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout.str()
+    assert log.read_text().splitlines() == ["started"]

@@ -23,11 +23,11 @@ from typing import Any, TypeVar
 
 from harness.adapters.registry import BUNDLED
 from harness.codecs import dialects
-from harness.model.driver import coerce_output, turn_facts
+from harness.model.driver import turn_facts
 from harness.replay import replay
 from harness.replay._watchdog import Progress
 from harness.replay.driver import DriverReplay, SyncSource
-from harness.rules.driver import DriverCheck, DriverRun, declared_contract
+from harness.rules.driver import DriverCheck
 from harness.rules.registry import rules_for
 from harness.scenario import DriverScenario, load_scenario, parse_scenario
 
@@ -110,33 +110,20 @@ def phases(scenario: DriverScenario, adapter: str) -> Phases:
         out.encode += cut
     out.chunks = len(reads)
     source = SyncSource(reads, Progress(), None)
-    emitted, out.drive = _cpu(lambda: [(item, source.reads) for item in _items(instance, source)])
-    outputs = tuple((coerce_output(item, n), at) for n, (item, at) in enumerate(emitted))
-    facts, expect = _cpu(lambda: turn_facts(scenario.turn))
-    run = DriverRun(  # as the replay makes it, for a run without cancellation that raised nothing
-        codec.name,
-        tuple(reads),
-        facts,
-        outputs,
-        reads=source.reads,
-        overread=source.overread,
-        upstream_closed=source.closed,
-        cancel_after=None,
-        cancelled=False,
-        raised=None,
-        cancel_reached=False,
-        contract=str(declared_contract(instance)),
-        stream_outlives_turn=bool(getattr(codec, "stream_outlives_turn", False)),
-    )
+    _, out.drive = _cpu(lambda: list(_items(instance, source)))
+    result = replay(scenario, adapter, timeout=600)
+    out.status = result.status
+    out.replay_adapter, out.replay_harness = result.adapter_seconds, result.harness_seconds
+    if result.driver_run is None:  # the replay erred before the rules: nothing to time
+        return out
+    run = result.driver_run  # the run the replay's rules saw, timed again rule by rule
+    _, expect = _cpu(lambda: turn_facts(scenario.turn))
     check, derive = _cpu(lambda: DriverCheck(run))
     out.rules["(expectations)"] = expect + derive
     for rule in rules_for("driver"):
         start = time.process_time()
         list(rule.check(check))
         out.rules[rule.id] = time.process_time() - start
-    result = replay(scenario, adapter, timeout=600)
-    out.status = result.status
-    out.replay_adapter, out.replay_harness = result.adapter_seconds, result.harness_seconds
     return out
 
 

@@ -10,6 +10,7 @@ and is in no request.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,21 +25,29 @@ from harness.rules.registry import Rule
 from harness.rules.session import ObservationPoint
 from harness.scenario import SessionScenario
 
+#: checkpoint index -> the top-level sessions then, and those at rest; per scenario, as
+#: ``prepare`` keeps the plan (a pass over the trace, which a long one makes again)
+_Sessions = tuple[dict[int, tuple[str, ...]], dict[int, frozenset[str]]]
+_SESSIONS: weakref.WeakKeyDictionary[SessionScenario, _Sessions] = weakref.WeakKeyDictionary()
+
 
 class HistoryReplay(SessionReplay):
     def __init__(self, scenario: SessionScenario, rules: Sequence[Rule]) -> None:
         super().__init__(scenario, rules)
-        self.roots_at: dict[int, tuple[str, ...]] = {}
-        self.at_rest: dict[int, frozenset[str]] = {}
         #: each top-level session as the adapter showed it at the final checkpoint
         self.histories: dict[str, StoredSession] | None = None
-        self._scan_sessions()
+        sessions = _SESSIONS.get(scenario)
+        if sessions is None:
+            sessions = _SESSIONS[scenario] = self._scan_sessions()
+        self.roots_at, self.at_rest = sessions
 
-    def _scan_sessions(self) -> None:
+    def _scan_sessions(self) -> _Sessions:
         """Which top-level sessions exist, and which are at rest, at each checkpoint."""
         wanted = {c.index for c in self.plan}
         roots: dict[str, None] = {}
         open_interactions: dict[str, int] = {}
+        roots_at: dict[int, tuple[str, ...]] = {}
+        at_rest: dict[int, frozenset[str]] = {}
         for i, event in enumerate(self.trace):
             if event.parent_session_id is None and not isinstance(event, ev.Checkpoint):
                 roots.setdefault(event.session_id, None)
@@ -51,8 +60,9 @@ class HistoryReplay(SessionReplay):
             elif isinstance(event, ev.UserTurnStart):
                 open_interactions.clear()  # the user's turn: no interaction runs anywhere
             if i in wanted:
-                self.roots_at[i] = tuple(roots)
-                self.at_rest[i] = frozenset(s for s in roots if not open_interactions.get(s))
+                roots_at[i] = tuple(roots)
+                at_rest[i] = frozenset(s for s in roots if not open_interactions.get(s))
+        return roots_at, at_rest
 
     def queries(self, checkpoint: ObservationPoint) -> list[tuple[str, tuple[Any, ...]]]:
         asked: list[tuple[str, tuple[Any, ...]]] = []

@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness._errors import UsageError
+from harness.adapters.libs import LIBRARIES
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.codecs import dialects
 from harness.model.driver import (
@@ -150,27 +151,23 @@ class Sdk:
     default_url: str
 
 
+def _sdks() -> dict[str, Sdk]:
+    """By dialect, the SDKs of ``LIBRARIES`` that say how a recording of it replays through them."""
+    return {
+        library.replays.dialect: Sdk(
+            library.modules[0],
+            library.adapter.partition(":")[0],
+            library.replays.endpoint,
+            library.replays.default_url,
+        )
+        for library in LIBRARIES
+        if library.replays is not None
+    }
+
+
 #: the dialects that replay through an SDK
-SDKS: dict[str, Sdk] = {
-    "anthropic": Sdk(
-        "anthropic",
-        "harness.adapters.libs.anthropic_sdk",
-        "/v1/messages",
-        "https://api.anthropic.com/v1/messages",
-    ),
-    "openai-chat": Sdk(
-        "openai",
-        "harness.adapters.libs.openai_chat",
-        "/chat/completions",
-        "https://api.openai.com/v1/chat/completions",
-    ),
-    "openai-responses": Sdk(
-        "openai",
-        "harness.adapters.libs.openai_responses",
-        "/responses",
-        "https://api.openai.com/v1/responses",
-    ),
-}
+SDKS: dict[str, Sdk] = _sdks()
+
 
 #: a request matches the interaction it is answered with on these (the query is left out: the
 #: SDK sends none of its own, and a recorded one, such as ``?beta=true``, says nothing here)

@@ -238,5 +238,5 @@ def test_the_bundled_table_lists_each_layer_references_first() -> None:
 
 
 def test_a_mutant_registrar_is_for_a_bundled_layer() -> None:
-    with pytest.raises(ValueError, match="layer='transport' is not a layer"):
+    with pytest.raises(UsageError, match="layer='transport' is not a layer"):
         mutant_registrar("transport")

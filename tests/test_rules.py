@@ -6,6 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from harness._errors import UsageError
+from harness._registry import Registry
 from harness.model.observation import Notification
 from harness.replay.session import prepare
 from harness.rules import registry
@@ -16,10 +18,11 @@ from tests.scenarios_for_tests import LIBRARY
 
 
 @pytest.fixture
-def empty_registry(monkeypatch: pytest.MonkeyPatch) -> dict[str, registry.Rule]:
-    rules: dict[str, registry.Rule] = {}
-    monkeypatch.setattr(registry, "RULES", rules)
-    return rules
+def empty_registry() -> Iterator[Registry[registry.Rule]]:
+    """No rule registered, for the test; every bundled rule again after it."""
+    with Registry.scoped():
+        registry.RULES.clear()
+        yield registry.RULES
 
 
 def test_a_rules_findings_become_violations_named_by_its_id(empty_registry):
@@ -41,7 +44,7 @@ def test_a_rules_findings_become_violations_named_by_its_id(empty_registry):
 
 def test_an_id_is_registered_once(empty_registry):
     rule("twice", layer="test", statement="s", source="tests")(lambda c: ())
-    with pytest.raises(ValueError, match="registered twice"):
+    with pytest.raises(UsageError, match="a rule named 'twice' is already registered"):
         rule("twice", layer="test", statement="s", source="tests")(lambda c: ())
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 from harness._errors import UsageError
+from harness._registry import Registry
 
 Kind = Literal["reference", "mutant", "external"]
 _T = TypeVar("_T", bound=type)
@@ -34,7 +35,9 @@ class AdapterInfo:
 
 
 #: Per layer, in the order ``harness adapters`` lists them: the reference consumers
-#: (``module:Class``), then the mutants that ``@mutant`` registers in ``harness.adapters.LAYER.mutants``.
+#: (``module:Class``); for the driver layer each of them again reading the body's bytes
+#: (``framing.bytes_reading``); then the mutants that ``@mutant`` registers in the layer's
+#: ``_MUTANT_MODULES``.
 _REFERENCES: dict[str, tuple[str, ...]] = {
     "session": ("harness.adapters.session.reference:ReferenceSessionConsumer",),
     "history": (
@@ -49,29 +52,32 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.gemini:GeminiDriver",
         "harness.adapters.driver.gemini:GeminiJSONArrayDriver",
         "harness.adapters.driver.ag_ui:AGUIDriver",
-        "harness.adapters.driver.framing:AnthropicBytesDriver",
-        "harness.adapters.driver.framing:AnthropicAgentBytesDriver",
-        "harness.adapters.driver.framing:OpenAIChatBytesDriver",
-        "harness.adapters.driver.framing:OpenAIResponsesBytesDriver",
-        "harness.adapters.driver.framing:GeminiBytesDriver",
-        "harness.adapters.driver.framing:GeminiJSONArrayBytesDriver",
-        "harness.adapters.driver.framing:AGUIBytesDriver",
     ),
 }
 
-#: layer -> the mutants registered so far, in definition order
-_MUTANTS: dict[str, list[AdapterInfo]] = {layer: [] for layer in _REFERENCES}
+#: Per layer, the modules whose ``@mutant`` classes are its bundled mutants, in listing order
+_MUTANT_MODULES: dict[str, tuple[str, ...]] = {
+    "session": ("harness.adapters.session.mutants",),
+    "history": ("harness.adapters.history.mutants",),
+    "driver": ("harness.adapters.driver.mutants", "harness.adapters.driver.framing_mutants"),
+}
+
+#: layer -> the mutants registered so far by name, in definition order
+_MUTANTS: dict[str, Registry[AdapterInfo]] = {
+    layer: Registry(f"{layer} mutant") for layer in _REFERENCES
+}
 
 
 def mutant_registrar(layer: str) -> Callable[[str, str], Callable[[_T], _T]]:
     """The ``@mutant(name, bug)`` decorator of one layer's mutants module: the class becomes
     the bundled adapter ``LAYER-mutant-NAME``, whose bug is that one sentence."""
     if layer not in _MUTANTS:
-        raise ValueError(f"{layer=} is not a layer with bundled adapters")
+        raise UsageError(f"{layer=} is not a layer with bundled adapters")
 
     def mutant(name: str, bug: str) -> Callable[[_T], _T]:
         def register(cls: _T) -> _T:
-            _MUTANTS[layer].append(AdapterInfo(f"{layer}-mutant-{name}", layer, "mutant", cls, bug))
+            full = f"{layer}-mutant-{name}"
+            _MUTANTS[layer].add(full, AdapterInfo(full, layer, "mutant", cls, bug))
             return cls
 
         return register
@@ -82,17 +88,28 @@ def mutant_registrar(layer: str) -> Callable[[str, str], Callable[[_T], _T]]:
 def _load_bundled() -> dict[str, AdapterInfo]:
     out: dict[str, AdapterInfo] = {}
     for layer, references in _REFERENCES.items():
-        for reference in references:
-            module, _, attr = reference.partition(":")
-            cls = getattr(importlib.import_module(module), attr)
+        classes = [_imported(reference) for reference in references]
+        if layer == "driver":
+            from harness.adapters.driver.framing import bytes_reading
+
+            classes += [bytes_reading(cls) for cls in classes]
+        for cls in classes:
             dialect = getattr(cls, "dialect", None)
-            if dialect and getattr(cls, "reads", "events") != "events":
-                dialect = f"{dialect}-{cls.reads}"  # the same driver reading bytes
+            reads = getattr(cls, "reads", "events")
+            if dialect and reads != "events":
+                dialect = f"{dialect}-{reads}"  # the same driver reading bytes
             name = f"{layer}-{dialect}-reference" if dialect else f"{layer}-reference"
             out[name] = AdapterInfo(name, layer, "reference", cls)
-        importlib.import_module(f"harness.adapters.{layer}.mutants")
-        out.update((info.name, info) for info in _MUTANTS[layer])
+        for module in _MUTANT_MODULES[layer]:
+            importlib.import_module(module)
+        out.update(_MUTANTS[layer])
     return out
+
+
+def _imported(reference: str) -> type:
+    module, _, attr = reference.partition(":")
+    cls: type = getattr(importlib.import_module(module), attr)
+    return cls
 
 
 class _Bundled(Mapping[str, AdapterInfo]):

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from harness._errors import UsageError
+from harness._registry import Registry
 from harness.codecs.base import Codec
 
 #: module and class of each bundled codec, in the order ``dialects()`` lists them
@@ -22,7 +23,9 @@ BUNDLED_CODECS: tuple[tuple[str, str], ...] = (
 
 _C = TypeVar("_C", bound=Codec)
 _bundled: dict[str, Codec] | None = None
-_registered: dict[str, Codec] = {}
+#: the codecs users registered (``replace=True`` may shadow a bundled name, which ``add`` cannot
+#: know of: ``register_codec`` checks the names itself)
+_registered: Registry[Codec] = Registry("codec")
 
 
 def _bundled_codecs() -> dict[str, Codec]:
@@ -73,10 +76,7 @@ def register_codec(codec: _C, *, replace: bool = False) -> _C:
 
 def unregister_codec(name: str) -> None:
     """Forget a codec ``register_codec`` added (a bundled dialect it replaced comes back)."""
-    if name not in _registered:
-        names = ", ".join(_registered) or "none"
-        raise UsageError(f"no codec named {name!r} was registered (registered: {names})")
-    del _registered[name]
+    _registered.remove(name)
 
 
 def with_codecs(codecs: Iterable[Codec] | None) -> dict[str, Codec]:

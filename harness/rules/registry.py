@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, TypeVar
 
+from harness._registry import Registry
+
 Needs = Literal["notifications", "transcript"]
 
 
@@ -69,7 +71,7 @@ class Rule:
             yield Violation(rule_id, event_index, message, subject)
 
 
-RULES: dict[str, Rule] = {}
+RULES: Registry[Rule] = Registry("rule")
 
 
 def rule(
@@ -85,9 +87,9 @@ def rule(
     """Register a check under a stable id."""
 
     def register(check: C) -> C:
-        if rule_id in RULES:
-            raise ValueError(f"rule {rule_id!r} is registered twice")
-        RULES[rule_id] = Rule(rule_id, layer, statement, source, needs, check, precedence, derived)
+        RULES.add(
+            rule_id, Rule(rule_id, layer, statement, source, needs, check, precedence, derived)
+        )
         return check
 
     return register

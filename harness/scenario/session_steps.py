@@ -9,23 +9,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from harness._registry import Registry
 from harness._yaml import LocatedList
 from harness.model import history as hist
 from harness.model import session as ev
 from harness.scenario._fields import Fields
 from harness.scenario.reader import Handler, StepReader
 
-SESSION_STEPS: dict[str, Handler] = {}
+SESSION_STEPS: Registry[Handler] = Registry("session step")
 
 
 def session_step(name: str) -> Callable[[Handler], Handler]:
     """Register the handler of the session step ``name``."""
 
     def register(handler: Handler) -> Handler:
-        if name in SESSION_STEPS:
-            raise ValueError(f"session step {name!r} is registered twice")
-        SESSION_STEPS[name] = handler
-        return handler
+        return SESSION_STEPS.add(name, handler)
 
     return register
 

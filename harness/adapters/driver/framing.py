@@ -16,15 +16,9 @@ import re
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from harness.adapters.driver.ag_ui import AGUIDriver
-from harness.adapters.driver.gemini import GeminiDriver, GeminiJSONArrayDriver
-from harness.adapters.driver.openai_responses import OpenAIResponsesDriver
-from harness.adapters.driver.reference import (
-    AnthropicAgentDriver,
-    AnthropicDriver,
-    OpenAIChatDriver,
-    close_upstream,
-)
+from harness._errors import UsageError
+from harness.adapters.driver.reference import close_upstream
+from harness.codecs.registry import dialects
 from harness.model.driver import DriverOutput
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -176,67 +170,56 @@ class FramedStream:
         close_upstream(self._upstream)
 
 
+#: the framer of each media type a codec writes its body as (``Codec.content_type``)
+FRAMERS: dict[str, type[SSEFramer] | type[JSONArrayFramer]] = {
+    "text/event-stream": SSEFramer,
+    "application/json": JSONArrayFramer,
+}
+
+
 class BytesReading:
-    """Reads the body's bytes (``reads = "bytes"``) and frames them with ``framer()``."""
+    """Reads the body's bytes (``reads = "bytes"``), frames them with ``framer()`` and hands the
+    events to the events-reading driver after it in the class's bases, unchanged:
+    ``class MyBytesDriver(BytesReading, MyDriver)``."""
 
     reads = "bytes"
+    dialect: str
 
     def framer(self) -> Framer:
-        return SSEFramer()
+        """A framer for the media type the dialect's codec writes (server-sent events unless it
+        says otherwise)."""
+        codec = dialects().get(self.dialect)
+        media = getattr(codec, "content_type", "text/event-stream")
+        if media not in FRAMERS:
+            raise UsageError(f"no framer for the dialect {self.dialect!r}'s body ({media})")
+        return FRAMERS[media]()
 
-
-# Each hands the events it frames to its reference's own logic, unchanged.
-
-
-class AnthropicBytesDriver(BytesReading, AnthropicDriver):
     def drive(self, chunks: Iterator[Any]) -> Iterator[DriverOutput]:
-        yield from super().drive(FramedStream(chunks, self.framer()))
+        # the events-reading driver's drive, next in the class's method order
+        events_reading = super().drive  # type: ignore[misc]
+        yield from events_reading(FramedStream(chunks, self.framer()))
 
 
-class AnthropicAgentBytesDriver(BytesReading, AnthropicAgentDriver):
-    def drive(self, chunks: Iterator[Any]) -> Iterator[DriverOutput]:
-        yield from super().drive(FramedStream(chunks, self.framer()))
+_TWINS: dict[type, type] = {}
 
 
-class OpenAIChatBytesDriver(BytesReading, OpenAIChatDriver):
-    def drive(self, chunks: Iterator[Any]) -> Iterator[DriverOutput]:
-        yield from super().drive(FramedStream(chunks, self.framer()))
-
-
-class OpenAIResponsesBytesDriver(BytesReading, OpenAIResponsesDriver):
-    def drive(self, chunks: Iterator[Any]) -> Iterator[DriverOutput]:
-        yield from super().drive(FramedStream(chunks, self.framer()))
-
-
-class GeminiBytesDriver(BytesReading, GeminiDriver):
-    def drive(self, chunks: Iterator[Any]) -> Iterator[DriverOutput]:
-        yield from super().drive(FramedStream(chunks, self.framer()))
-
-
-class GeminiJSONArrayBytesDriver(BytesReading, GeminiJSONArrayDriver):
-    def drive(self, chunks: Iterator[Any]) -> Iterator[DriverOutput]:
-        yield from super().drive(FramedStream(chunks, self.framer()))
-
-    def framer(self) -> Framer:
-        return JSONArrayFramer()
-
-
-class AGUIBytesDriver(BytesReading, AGUIDriver):
-    def drive(self, chunks: Iterator[Any]) -> Iterator[DriverOutput]:
-        yield from super().drive(FramedStream(chunks, self.framer()))
+def bytes_reading(driver: type) -> type:
+    """The events-reading reference ``driver`` reading the body's bytes instead: made once per
+    driver, named after it (``AnthropicDriver`` -> ``AnthropicBytesDriver``)."""
+    twin = _TWINS.get(driver)
+    if twin is None:
+        name = driver.__name__.removesuffix("Driver") + "BytesDriver"
+        twin = type(name, (BytesReading, driver), {"__module__": __name__, "__qualname__": name})
+        _TWINS[driver] = twin
+    return twin
 
 
 __all__ = [
-    "AGUIBytesDriver",
-    "AnthropicAgentBytesDriver",
-    "AnthropicBytesDriver",
+    "FRAMERS",
     "BytesReading",
     "FramedStream",
     "Framer",
-    "GeminiBytesDriver",
-    "GeminiJSONArrayBytesDriver",
     "JSONArrayFramer",
-    "OpenAIChatBytesDriver",
-    "OpenAIResponsesBytesDriver",
     "SSEFramer",
+    "bytes_reading",
 ]

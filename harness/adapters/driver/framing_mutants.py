@@ -3,13 +3,9 @@ code that turns an HTTP body's reads into events assumes each read is whole."""
 
 from __future__ import annotations
 
-from harness.adapters.driver.framing import (
-    AnthropicAgentBytesDriver,
-    Framer,
-    GeminiBytesDriver,
-    OpenAIChatBytesDriver,
-    SSEFramer,
-)
+from harness.adapters.driver.framing import BytesReading, Framer, SSEFramer
+from harness.adapters.driver.gemini import GeminiDriver
+from harness.adapters.driver.reference import AnthropicAgentDriver, OpenAIChatDriver
 from harness.adapters.registry import mutant_registrar
 
 mutant = mutant_registrar("driver")
@@ -25,7 +21,7 @@ class _ReadDecodedAlone(SSEFramer):
     "Each read is decoded as UTF-8 on its own (errors='replace'): a character split across "
     "reads becomes two replacement characters.",
 )
-class DecodesEachRead(GeminiBytesDriver):
+class DecodesEachRead(BytesReading, GeminiDriver):
     def framer(self) -> Framer:
         return _ReadDecodedAlone()
 
@@ -52,7 +48,7 @@ class _LFBlankLineOnly(SSEFramer):
     "Events are framed on '\\n\\n' only: a body with CRLF line ends never frames, and its events "
     "all come out when it ends.",
 )
-class FramesOnLFOnly(AnthropicAgentBytesDriver):
+class FramesOnLFOnly(BytesReading, AnthropicAgentDriver):
     def framer(self) -> Framer:
         return _LFBlankLineOnly()
 
@@ -68,6 +64,6 @@ class _ReadEndsALine(SSEFramer):
     "The end of each read is taken as the end of a line: a line split across reads becomes "
     "two lines, a data line cut short and a stray field.",
 )
-class ReadEndsALine(OpenAIChatBytesDriver):
+class ReadEndsALine(BytesReading, OpenAIChatDriver):
     def framer(self) -> Framer:
         return _ReadEndsALine()

@@ -389,6 +389,3 @@ class StepEndDiscardsOpenCalls(AGUIDriver):
                 if isinstance(data, dict) and data.get("type") == "STEP_FINISHED":
                     self.open.clear()  # the bug: before the reference emits them there
             yield chunk
-
-
-from harness.adapters.driver import framing_mutants  # noqa: E402, F401  (bytes framing bugs)

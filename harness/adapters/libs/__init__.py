@@ -4,6 +4,14 @@ Each module imports its library inside the factory, so the core install never ne
 (``pip install "streamharness[libs]"`` brings the pinned versions). Pass one as
 ``--adapter harness.adapters.libs.MODULE:make_adapter``. The glue is kept to what a user of the
 library writes: each adapter reports what the library hands its user, at the point it hands it.
+
+``LIBRARIES`` is the one table of them: what ``harness matrix`` runs, and, where a library is a
+provider's SDK, how a recording of its dialect is replayed through it (``harness.wirereplay``).
+A library kept outside this package joins the table through the entry-point group
+``streamharness.adapters``: each entry names a ``Library``, or a sequence of them::
+
+    [project.entry-points."streamharness.adapters"]
+    my-client = "my_project.testing:LIBRARY"
 """
 
 from __future__ import annotations
@@ -11,7 +19,16 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import shutil
+import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
+
+from harness._errors import UsageError
+
+#: the entry-point group of libraries kept outside this package
+ENTRY_POINT_GROUP = "streamharness.adapters"
 
 
 def install_hint(extra: str) -> str:
@@ -30,6 +47,18 @@ def require(*modules: str, extra: str = "libs") -> None:
 
 
 @dataclass(frozen=True)
+class WireRoute:
+    """Where a provider's SDK sends a request of its dialect, for replaying a recording of that
+    dialect through the SDK's own client (``harness.wirereplay``)."""
+
+    dialect: str
+    #: the path the SDK sends the request to, after its ``base_url``
+    endpoint: str
+    #: where the request goes for a raw body, which records no URL
+    default_url: str
+
+
+@dataclass(frozen=True)
 class Library:
     """One consumer library as ``harness matrix`` runs it."""
 
@@ -43,36 +72,100 @@ class Library:
     distributions: tuple[str, ...]
     #: the extra of streamharness that installs it
     extra: str = "libs"
+    #: what runs its code: Python (``modules`` are import names), or Node.js (``modules`` are
+    #: npm packages, resolved from the working folder, and the adapter an ``exec:`` command)
+    runtime: Literal["python", "node"] = "python"
+    #: a provider SDK's: how recordings of its dialect replay through its client; its adapter
+    #: module then has the ``client``, ``open_stream`` and ``outputs`` that replay uses
+    replays: WireRoute | None = None
 
     def installed(self) -> bool:
+        if self.runtime == "node":
+            return _node_resolves(self.modules)
         return all(importlib.util.find_spec(module) is not None for module in self.modules)
 
     def version(self) -> str | None:
         """``2.68.0``, or with what it runs over, ``2.68.0 (openai 3.54.0)``; None if missing."""
         if not self.installed():
             return None
-        own, *others = (_version(d) for d in self.distributions)
+        own, *others = (self._version(d) for d in self.distributions)
         extra = ", ".join(f"{d} {v}" for d, v in zip(self.distributions[1:], others, strict=True))
         return f"{own} ({extra})" if extra else own
 
+    def _version(self, distribution: str) -> str:
+        if self.runtime == "node":
+            return _node_version(distribution)
+        try:
+            return importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            return "unknown"
 
-def _version(distribution: str) -> str:
+
+def _node(script: str, *args: str) -> str | None:
+    """What a Node.js script prints, run in the working folder; None without node, or if the
+    script fails."""
+    node = shutil.which("node")
+    if node is None:
+        return None
     try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+        done = subprocess.run(
+            [node, "--input-type=module", "-e", script, "--", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _node_resolves(packages: Sequence[str]) -> bool:
+    return (
+        _node("for (const p of process.argv.slice(1)) import.meta.resolve(p)", *packages)
+        is not None
+    )
+
+
+def _node_version(package: str) -> str:
+    script = (
+        "import { createRequire } from 'node:module';"
+        "const require = createRequire(process.cwd() + '/');"
+        "console.log(require(process.argv[1] + '/package.json').version)"
+    )
+    return _node(script, package) or "unknown"
 
 
 _HERE = "harness.adapters.libs"
 
 #: every library adapter, in the order the matrix shows them
 LIBRARIES: tuple[Library, ...] = (
-    Library("anthropic", f"{_HERE}.anthropic_sdk:make_adapter", ("anthropic",), ("anthropic",)),
-    Library("openai-chat", f"{_HERE}.openai_chat:make_adapter", ("openai",), ("openai",)),
+    Library(
+        "anthropic",
+        f"{_HERE}.anthropic_sdk:make_adapter",
+        ("anthropic",),
+        ("anthropic",),
+        replays=WireRoute("anthropic", "/v1/messages", "https://api.anthropic.com/v1/messages"),
+    ),
+    Library(
+        "openai-chat",
+        f"{_HERE}.openai_chat:make_adapter",
+        ("openai",),
+        ("openai",),
+        replays=WireRoute(
+            "openai-chat", "/chat/completions", "https://api.openai.com/v1/chat/completions"
+        ),
+    ),
     Library(
         "openai-chat-final", f"{_HERE}.openai_chat:make_final_adapter", ("openai",), ("openai",)
     ),
-    Library("openai-responses", f"{_HERE}.openai_responses:make_adapter", ("openai",), ("openai",)),
+    Library(
+        "openai-responses",
+        f"{_HERE}.openai_responses:make_adapter",
+        ("openai",),
+        ("openai",),
+        replays=WireRoute("openai-responses", "/responses", "https://api.openai.com/v1/responses"),
+    ),
     Library(
         "langchain-core",
         f"{_HERE}.langchain_core:make_adapter",
@@ -93,3 +186,35 @@ LIBRARIES: tuple[Library, ...] = (
         extra="litellm",
     ),
 )
+
+
+def libraries() -> tuple[Library, ...]:
+    """``LIBRARIES``, then the libraries that installed packages add through the entry-point
+    group ``streamharness.adapters``, in the order of their entry points' names."""
+    found = list(LIBRARIES)
+    for entry in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=_name):
+        where = f"the {ENTRY_POINT_GROUP} entry point {entry.name!r} ({entry.value})"
+        try:
+            loaded = entry.load()
+        except Exception as exc:
+            raise UsageError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from None
+        given = [loaded] if isinstance(loaded, Library) else loaded
+        if not isinstance(given, Sequence) or not all(isinstance(g, Library) for g in given):
+            raise UsageError(
+                f"{where} should name a harness.adapters.libs.Library, or a sequence of them; "
+                f"it names {type(loaded).__name__}"
+            )
+        found.extend(given)
+    seen: dict[str, Library] = {}
+    for library in found:
+        if library.name in seen:
+            raise UsageError(
+                f"two libraries are named {library.name!r}: {seen[library.name].adapter} and "
+                f"{library.adapter}; a library's name is its row in the matrix"
+            )
+        seen[library.name] = library
+    return tuple(found)
+
+
+def _name(entry: importlib.metadata.EntryPoint) -> str:
+    return entry.name

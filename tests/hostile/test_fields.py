@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from harness._errors import ScenarioError
 from harness.scenario import parse_scenario
 from harness.scenario.generators import MAX_EVENTS
-from tests.hostile_for_tests import FUZZ, outcome
+from tests.hostile.for_tests import FUZZ, outcome
 
 HEADER = "id: x\ntitle: t\ndescription: d\nsource: s\n"
 DRIVER = HEADER + "layer: driver\n"

@@ -16,7 +16,7 @@ from harness.replay import replay
 from harness.scenario import DriverScenario, load_scenario
 from harness.wire import read_cassette
 from harness.wire.recordings import recorded_responses
-from tests.hostile_for_tests import FUZZ, ROOT, outcome, run_cli, write
+from tests.hostile.for_tests import FUZZ, ROOT, outcome, run_cli, write
 
 REFERENCE = {"session": "session-reference", "history": "history-reference"}
 HISTORY = json.dumps(

@@ -20,7 +20,7 @@ from harness.scenario import load_scenario
 from harness.serve import _program
 from harness.wire import read_cassette
 from harness.wire.recordings import recorded_responses
-from tests.hostile_for_tests import FUZZ, ROOT, outcome, run_cli, write
+from tests.hostile.for_tests import FUZZ, ROOT, outcome, run_cli, write
 
 CASSETTE = ROOT / "cassettes/real-traffic/llm/test_tool_use_basic.yaml"
 SCENARIO = ROOT / "scenarios/session/tool-first-turn.yaml"

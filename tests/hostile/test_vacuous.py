@@ -15,7 +15,7 @@ from harness.replay import replay
 from harness.rules import RULES
 from harness.scenario import parse_scenario, recorded_scenario
 from harness.wire.recordings import choose_stream, recorded_responses
-from tests.hostile_for_tests import FUZZ, outcome, write
+from tests.hostile.for_tests import FUZZ, outcome, write
 
 HEADER = "id: x\ntitle: t\ndescription: d\nsource: s\n"
 

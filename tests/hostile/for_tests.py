@@ -2,7 +2,7 @@
 ``HarnessError``, within a time bound; never another exception.
 
 Each call is counted per class of input, with its time (and, when ``HARNESS_HOSTILE_MEMORY=1``,
-its peak memory under tracemalloc), so that ``python -m tests.hostile_figures`` can report
+its peak memory under tracemalloc), so that ``python -m tests.hostile.figures`` can report
 the inputs tried and the worst case seen.
 """
 
@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, settings
 from harness._errors import HarnessError, ScenarioError, UsageError, WireError
 from harness.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: the worst time one input may take on a loaded CI machine
 TIME_LIMIT = 20.0
 MEASURE_MEMORY = os.environ.get("HARNESS_HOSTILE_MEMORY") == "1"

@@ -29,7 +29,7 @@ from harness.library import library_path
 from harness.replay import replay
 from harness.scenario import load_scenario
 
-HOSTILE = Path(__file__).parent / "processes" / "hostile_process.py"
+HOSTILE = Path(__file__).parent.parent / "processes" / "hostile_process.py"
 SESSION = load_scenario(library_path() / "session" / "backward-attachment-basic.yaml")
 DRIVER = load_scenario(library_path() / "driver" / "text-before-tool-call.yaml")
 #: small, so that the examples are quick; the defaults are measured once (test_default_limits)

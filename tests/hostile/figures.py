@@ -1,7 +1,7 @@
 """The figures of the hostile-input tests: per class of input, how many were tried, how many were
 refused, and the worst time and peak memory (tracemalloc) one input took.
 
-    python -m tests.hostile_figures [EXAMPLES_PER_TEST]
+    python -m tests.hostile.figures [EXAMPLES_PER_TEST]
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ def main() -> int:
     os.environ["HARNESS_HOSTILE_EXAMPLES"] = sys.argv[1] if len(sys.argv) > 1 else "100"
     import pytest
 
-    files = sorted(str(p) for p in Path(__file__).parent.glob("test_hostile_*.py"))
+    files = sorted(str(p) for p in Path(__file__).parent.glob("test_*.py"))
     code = int(pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", *files]))
-    from tests.hostile_for_tests import FIGURES  # after the run: pytest imports it first
+    from tests.hostile.for_tests import FIGURES  # after the run: pytest imports it first
 
     print(f"\n{'class':<22} {'inputs':>7} {'refused':>8} {'worst s':>8} {'worst MiB':>10}")
     for kind, figures in sorted(FIGURES.items()):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from harness._errors import ScenarioError
 from harness._files import ROOTS_VARIABLE, confine
 from harness.scenario import load_scenario
-from tests.hostile_for_tests import FUZZ, outcome, run_cli, write
+from tests.hostile.for_tests import FUZZ, outcome, run_cli, write
 from tests.projects_for_tests import outside_xdist
 
 #: what a file outside the scenario's folder holds; no message may ever quote it

@@ -25,7 +25,7 @@ from tests.projects_for_tests import outside_xdist
 
 SCENARIO = str(library_path() / "session" / "backward-attachment-basic.yaml")
 HISTORY = str(library_path() / "history")
-HOSTILE = Path(__file__).parent / "processes" / "hostile_process.py"
+HOSTILE = Path(__file__).parent.parent / "processes" / "hostile_process.py"
 STATS = {"inputs": 0, "seconds": 0.0}
 
 
@@ -203,7 +203,7 @@ def test_the_plugin_starts_an_exec_adapter_once_to_learn_its_layers(
     """The hello that checks the process before anything runs also says its layers: the
     collection does not start it again to ask (every scenario here is of a layer it lacks)."""
     log = tmp_path / "starts.log"
-    process = Path(__file__).parent / "processes" / "history_process.py"
+    process = Path(__file__).parent.parent / "processes" / "history_process.py"
     wrapper = tmp_path / "history.sh"
     wrapper.write_text(f'#!/bin/sh\necho started >> "{log}"\nexec "{sys.executable}" "{process}"\n')
     wrapper.chmod(0o755)

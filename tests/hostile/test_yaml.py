@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from harness._errors import ScenarioError, WireError
 from harness.scenario import load_scenario, parse_scenario
 from harness.wire import read_cassette
-from tests.hostile_for_tests import FUZZ, ROOT, outcome, write
-from tests.test_hostile_limits import session_scenario
+from tests.hostile.for_tests import FUZZ, ROOT, outcome, write
+from tests.hostile.test_limits import session_scenario
 
 NOT_JSON = st.sampled_from(
     [

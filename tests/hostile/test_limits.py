@@ -14,7 +14,7 @@ from harness._yaml import MAX_DEPTH, MAX_NODES
 from harness.scenario import load_scenario
 from harness.wire import read_cassette
 from harness.wire.recordings import recorded_responses
-from tests.hostile_for_tests import FUZZ, outcome, run_cli, write
+from tests.hostile.for_tests import FUZZ, outcome, run_cli, write
 
 # past the limit PyYAML's scanner looks up to 1,024 characters ahead for a key: a deep input
 # costs a fraction of a second however long it is, so fewer examples keep CI's time

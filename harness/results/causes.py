@@ -1,0 +1,154 @@
+"""Root causes across a run: one bug that fails many quirk cases of a scenario is one cause.
+
+A case's causes are its root violations (those no other violation of the case follows from,
+``ScenarioResult.root_causes``). Two cases of one scenario share a cause when a root violation
+of each breaks the same rule at the same event of the scenario's canonical turn (or trace),
+whatever quirks the cases add and however the message words the values; an error is a cause
+of its own, by what the error says with its numbers left out. The cases that show a cause are
+counted, the smallest of them (fewest quirks added) stands for it, and the quirks the smallest
+ones add are what trigger it.
+
+>>> Cause.key_of("parallel-calls", "parallel-apart", 12)
+'parallel-calls:parallel-apart@12'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from harness.replay.result import ScenarioResult
+from harness.rules.registry import Violation
+from harness.scenario.cases import GATEWAY_TAG
+
+Origin = Literal["first-party", "gateway"]
+
+#: a cause found by an error, not a violation, is "rule" ``error``
+ERROR = "error"
+
+
+def origin(result: ScenarioResult) -> Origin:
+    """Who sends the case's shape: the dialect's own servers, or only gateways and proxies (the
+    scenario is tagged ``gateway``, or its quirk case adds a quirk only gateways send)."""
+    return "gateway" if GATEWAY_TAG in result.scenario.tags else "first-party"
+
+
+def added_quirks(result: ScenarioResult) -> tuple[str, ...]:
+    """The quirks the case adds to its scenario as written (none for a scenario as written)."""
+    variant: str = getattr(result.scenario, "variant", "")
+    return tuple(q for q in variant.split("+")[1:] if q)
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One root cause of a run's failures, and every case that shows it."""
+
+    #: stable across runs, for baselines and other tools: ``SCENARIO:RULE@EVENT``, or
+    #: ``SCENARIO:error@WHAT`` for an adapter that erred
+    key: str
+    scenario: str
+    rule: str
+    #: the event of the scenario the root violation is at (-1 for an error)
+    event_index: int
+    #: the cases that show it, the smallest first
+    cases: tuple[ScenarioResult, ...]
+    #: the root violation in the smallest case (None for an error)
+    violation: Violation | None
+
+    @staticmethod
+    def key_of(scenario: str, rule: str, where: int | str) -> str:
+        return f"{scenario}:{rule}@{where}"
+
+    @property
+    def smallest(self) -> ScenarioResult:
+        return self.cases[0]
+
+    @property
+    def message(self) -> str:
+        """What the smallest case shows: its violation's message, or its error."""
+        if self.violation is not None:
+            return self.violation.message
+        return self.smallest.error or ""
+
+    @property
+    def origin(self) -> Origin:
+        """first-party when any of its cases is: a first-party server can make it happen."""
+        return "first-party" if any(origin(c) == "first-party" for c in self.cases) else "gateway"
+
+    @property
+    def triggers(self) -> tuple[tuple[str, ...], ...]:
+        """What brings it out: the quirks its smallest cases add (``((),)``: the scenario as
+        written shows it; ``(("no_index",), ("same_index",))``: either quirk alone does)."""
+        fewest = len(added_quirks(self.cases[0]))
+        smallest = (added_quirks(c) for c in self.cases if len(added_quirks(c)) == fewest)
+        return tuple(dict.fromkeys(smallest))
+
+    def trigger_text(self) -> str:
+        """``as written``, or ``under no_index or same_index``, ``under a+b``."""
+        if self.triggers == ((),):
+            return "as written"
+        return "under " + " or ".join("+".join(t) for t in self.triggers)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "cause": self.key,
+            "scenario": self.scenario,
+            "rule": self.rule,
+            "origin": self.origin,
+            "cases": len(self.cases),
+            "triggers": [list(t) for t in self.triggers],
+            "smallest_case": getattr(self.smallest.scenario, "case_id", self.scenario),
+            "message": self.message,
+        }
+
+
+def _error_key(error: str) -> str:
+    """What an error says, its first line with numbers left out (chunk 5, chunk 7: one cause)."""
+    first = error.strip().splitlines()[0] if error.strip() else "no message"
+    return re.sub(r"\d+", "N", first)
+
+
+def _case_causes(result: ScenarioResult) -> dict[str, tuple[str, int]]:
+    """The causes one failed or erred case shows, in the order it shows them: key -> the rule
+    and the event (-1 for an error)."""
+    scenario = result.scenario.id
+    if result.status == "error":
+        return {Cause.key_of(scenario, ERROR, _error_key(result.error or "")): (ERROR, -1)}
+    if result.status != "fail":
+        return {}
+    return {
+        Cause.key_of(scenario, v.rule, v.event_index): (v.rule, v.event_index)
+        for v in result.root_causes
+    }
+
+
+def case_causes(result: ScenarioResult) -> tuple[str, ...]:
+    """The keys of the causes one case shows (none for a pass or a skip)."""
+    return tuple(_case_causes(result))
+
+
+def _size(result: ScenarioResult) -> tuple[int, int, str]:
+    case_id: str = getattr(result.scenario, "case_id", result.scenario.id)
+    return (len(added_quirks(result)), len(case_id), case_id)
+
+
+def group_causes(results: Iterable[ScenarioResult]) -> list[Cause]:
+    """The root causes of the failed and erred results: first-party ones first, each group in
+    the order the run first met them."""
+    found: dict[str, tuple[str, int, list[ScenarioResult]]] = {}
+    for result in results:
+        for key, (rule, event) in _case_causes(result).items():
+            found.setdefault(key, (rule, event, []))[2].append(result)
+    causes = [_cause(key, *found[key]) for key in found]
+    return sorted(causes, key=lambda c: c.origin != "first-party")  # stable: run order kept
+
+
+def _cause(key: str, rule: str, event: int, cases: Sequence[ScenarioResult]) -> Cause:
+    ordered = tuple(sorted(cases, key=_size))
+    smallest = ordered[0]
+    violation = next(
+        (v for v in smallest.root_causes if v.rule == rule and v.event_index == event), None
+    )
+    return Cause(key, smallest.scenario.id, rule, event, ordered, violation)

@@ -1,23 +1,30 @@
-"""Running replays: one scenario against a fresh adapter (``replay``)."""
+"""Running replays: one scenario against a fresh adapter (``replay``), and the pipeline every
+runner of many shares (``harness run``, the pytest plugin, ``harness demo``, ``harness matrix``):
+the scenarios it was given, narrowed to layers and expanded into cases (``cases_to_run``), then
+each case replayed in order (``run_cases``). Resolving the adapter and loading the scenarios stay
+with each runner: each says its own errors, in its own order.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from harness._errors import AdapterError
+from harness._errors import AdapterError, UsageError
 from harness.adapters.protocol import adapter_layers
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.codecs import Codec
 from harness.codecs.registry import with_codecs
 from harness.replay._watchdog import Hung, Progress, run_guarded
+from harness.replay.cases import cases_for
 from harness.replay.driver import DriverReplay
 from harness.replay.history import HistoryReplay
 from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import SessionReplay
 from harness.rules.registry import attribute_causes, rules_for
 from harness.scenario import DriverScenario, Scenario
+from harness.scenario.cases import ALL, Selection
 
 #: Seconds one adapter call may take before the replay is abandoned as hung.
 DEFAULT_TIMEOUT = 10.0
@@ -127,3 +134,60 @@ def _close(made: list[object], *, hung: bool) -> None:
             if callable(method):
                 with contextlib.suppress(Exception):  # a failing clean-up must not hide the result
                     method()
+
+
+def cases_to_run(
+    scenarios: Sequence[Scenario],
+    adapter: AdapterInfo,
+    *,
+    quirks: Selection = ALL,
+    layers: Sequence[str] = (),
+    where: str = "the scenarios given",
+) -> list[Scenario]:
+    """The cases to replay against ``adapter``: the scenarios of ``layers`` (of every layer when
+    none is given), each driver scenario replaced by its cases in the adapter's dialect as
+    ``quirks`` selects them (``"all"``, ``"none"``: the scenarios as written, or the quirks of
+    the one case to run; see ``replay.cases.cases_for``).
+
+    A ``UsageError``, in the words of ``harness run`` (``where``: the paths the scenarios came
+    from), when ``layers`` leave no scenario, when the dialect has no quirk of that name, or when
+    no scenario can carry the one case ``quirks`` names.
+    """
+    if layers:
+        scenarios = [s for s in scenarios if s.layer in layers]
+        if not scenarios:
+            named = " or ".join(dict.fromkeys(layers))
+            raise UsageError(f"no scenario of the {named} layer under {where}")
+    try:
+        cases = cases_for(scenarios, adapter, quirks)
+    except ValueError as exc:
+        raise UsageError(f"--quirks: {exc}") from None
+    if scenarios and not cases:
+        raise UsageError(f"no scenario under {where} can carry --quirks")
+    return cases
+
+
+def run_cases(
+    cases: Iterable[Scenario],
+    adapter: AdapterInfo,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    only_rules: Iterable[str] = (),
+    skip_rules: Iterable[str] = (),
+    on_case: Callable[[int, Scenario], None] | None = None,
+) -> Iterator[ScenarioResult]:
+    """Each case replayed against a fresh adapter (``replay``), in order, its result yielded as
+    soon as it is known: a case is replayed only when the next result is asked for.
+    ``on_case(number, case)`` is told of each case (numbered from 1) just before its replay, so
+    that a progress line can name the case running (or hanging) now.
+
+    >>> from harness import load_scenario, resolve_adapter
+    >>> scenario = load_scenario("scenarios/session/tool-first-turn.yaml")
+    >>> [r.status for r in run_cases([scenario], resolve_adapter("session-reference"))]
+    ['pass']
+    """
+    only, skip = tuple(only_rules), tuple(skip_rules)  # read by every replay
+    for number, case in enumerate(cases, 1):
+        if on_case is not None:
+            on_case(number, case)
+        yield replay(case, adapter, timeout=timeout, only_rules=only, skip_rules=skip)

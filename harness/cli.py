@@ -368,40 +368,34 @@ def _check_rule_ids(ids: Sequence[str]) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.adapters.registry import check_adapter, resolve_adapter
-    from harness.replay import DEFAULT_TIMEOUT, replay
-    from harness.replay.cases import cases_for
+    from harness.replay import DEFAULT_TIMEOUT, cases_to_run, run_cases
     from harness.report import render_table
 
     _check_rule_ids([*args.rule, *args.skip_rule])
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    timeout = args.timeout or DEFAULT_TIMEOUT
     adapter = resolve_adapter(args.adapter)
     scenarios = _load(args.paths)
-    check_adapter(adapter, args.timeout or DEFAULT_TIMEOUT)
-    if args.layer:
-        scenarios = [s for s in scenarios if s.layer in args.layer]
-        if not scenarios:
-            layers = " or ".join(dict.fromkeys(args.layer))
-            raise UsageError(f"no scenario of the {layers} layer under {', '.join(args.paths)}")
-    try:
-        scenarios = cases_for(scenarios, adapter, args.quirks)
-    except ValueError as exc:
-        raise UsageError(f"--quirks: {exc}") from None
-    if not scenarios:
-        raise UsageError(f"no scenario under {', '.join(args.paths)} can carry --quirks")
-    results = []
+    check_adapter(adapter, timeout)
+    cases = cases_to_run(
+        scenarios, adapter, quirks=args.quirks, layers=args.layer, where=", ".join(args.paths)
+    )
     with TerminalProgress() as progress:
-        for n, scenario in enumerate(scenarios, 1):
-            progress.update(f"scenario {n}/{len(scenarios)} {scenario.case_id}")
-            results.append(
-                replay(
-                    scenario,
-                    adapter,
-                    timeout=args.timeout or DEFAULT_TIMEOUT,
-                    only_rules=args.rule,
-                    skip_rules=args.skip_rule,
-                )
+
+        def replaying(number: int, case: Scenario) -> None:
+            progress.update(f"scenario {number}/{len(cases)} {case.case_id}")
+
+        results = list(
+            run_cases(
+                cases,
+                adapter,
+                timeout=timeout,
+                only_rules=args.rule,
+                skip_rules=args.skip_rule,
+                on_case=replaying,
             )
+        )
     if args.format == "json":
         print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
     else:

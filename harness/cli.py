@@ -4,6 +4,10 @@ Exit codes: 0 everything passed, 1 a rule was violated (or an adapter misbehaved
 line, the adapter named or an input file is wrong, 5 every scenario was skipped (nothing was
 checked: the adapter implements none of their layers or dialects); 141 (128 + SIGPIPE, as a shell reports it) when whoever read the
 output closed the pipe early, as ``harness run ... | head`` does.
+
+Each subcommand is declared once, with ``@command`` on its handler: its name, its help and the
+function adding its arguments, written just above the handler. ``build_parser`` adds them in the
+order they are declared, which is the order ``harness --help`` lists them.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
 from harness._progress import TerminalProgress
@@ -33,25 +38,40 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _quirk_selection(text: str) -> str | tuple[str, ...]:
-    if text in ("all", "none"):
-        return text
-    quirks = tuple(q.strip() for q in text.split(","))
-    if not all(quirks):
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: give all, none or quirk names joined by commas"
-        )
-    return quirks
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its name and one-line help (``harness --help``), its description
+    (``harness NAME --help``), the function adding its arguments, and its handler, which returns
+    the exit code."""
+
+    name: str
+    help: str
+    description: str | None
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    handler: Callable[[argparse.Namespace], int]
 
 
-def _case_options(parser: argparse.ArgumentParser) -> None:
-    """The case of a driver scenario a command picks (as ``replay.cases.pick_case`` reads it)."""
-    parser.add_argument(
-        "--dialect", help="a driver scenario's dialect (default: its first that can carry it)"
-    )
-    parser.add_argument(
-        "--quirk", action="append", default=[], metavar="Q", help="add this quirk (repeatable)"
-    )
+#: every subcommand, in the order ``harness --help`` lists them: the order they are declared in
+_COMMANDS: dict[str, Command] = {}
+
+_Handler = TypeVar("_Handler", bound=Callable[[argparse.Namespace], int])
+
+
+def command(
+    name: str,
+    *,
+    help: str,
+    arguments: Callable[[argparse.ArgumentParser], None],
+    description: str | None = None,
+) -> Callable[[_Handler], _Handler]:
+    """Declare the decorated handler as the subcommand ``name``, whose arguments ``arguments``
+    adds: each command's arguments are written beside its handler."""
+
+    def declare(handler: _Handler) -> _Handler:
+        _COMMANDS[name] = Command(name, help, description, arguments, handler)
+        return handler
+
+    return declare
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,264 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="harness", description="Conformance harness for streaming agent event consumers."
     )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    run = sub.add_parser(
-        "run",
-        help="replay scenarios against an adapter",
-        description="Replay scenarios against an adapter. Exit 0 all passed (skips allowed), 1 a "
-        "rule was violated or the adapter misbehaved, 2 a usage or input error (found before "
-        "anything runs), 5 every scenario was skipped, so nothing was checked.",
-    )
-    run.add_argument(
-        "paths", nargs="+", metavar="PATH", help="scenario files or folders (searched recursively)"
-    )
-    run.add_argument(
-        "--adapter",
-        required=True,
-        help="a bundled adapter's name, MODULE:FACTORY, or exec:COMMAND for a consumer in another process",
-    )
-    run.add_argument("--format", choices=("table", "json"), default="table")
-    run.add_argument(
-        "--html", default=None, metavar="REPORT.html", help="also write an HTML report of the run"
-    )
-    run.add_argument(
-        "--layer",
-        action="append",
-        default=[],
-        choices=LAYERS,
-        metavar="LAYER",
-        help=f"only scenarios of this layer ({', '.join(LAYERS)}; repeatable)",
-    )
-    run.add_argument(
-        "--rule", action="append", default=[], metavar="ID", help="check only these rules"
-    )
-    run.add_argument(
-        "--skip-rule", action="append", default=[], metavar="ID", help="do not check these rules"
-    )
-    run.add_argument(
-        "--timeout",
-        type=float,
-        default=None,
-        metavar="SECONDS",
-        help="time limit for one adapter call (default 10); the harness's own checks do not count",
-    )
-    run.add_argument(
-        "--quirks",
-        default="all",
-        type=_quirk_selection,
-        metavar="all|none|Q[,Q]",
-        help="driver scenarios: every case of the quirk cross product (all, the default), only "
-        "the scenarios as written (none), or the one case adding these quirks",
-    )
-    run.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="table: say the adapter's seconds and the harness's own on each line",
-    )
-
-    show = sub.add_parser(
-        "show",
-        help="a scenario's events, or the exact chunks a driver reads, numbered as failures number them",
-    )
-    show.add_argument("scenario", metavar="SCENARIO", help="a scenario file")
-    _case_options(show)
-    show.add_argument(
-        "--reads",
-        choices=("events", "bytes"),
-        default="events",
-        help="the reads of a driver that reads whole events (the default) or bytes",
-    )
-
-    validate = sub.add_parser("validate", help="check scenario files")
-    validate.add_argument("paths", nargs="+", metavar="PATH")
-
-    adapters = sub.add_parser("adapters", help="list the bundled adapters")
-    adapters.add_argument("--format", choices=("table", "json"), default="table")
-
-    rules = sub.add_parser("rules", help="list the conformance rules")
-    rules.add_argument("--format", choices=("table", "json"), default="table")
-
-    bench = sub.add_parser(
-        "bench",
-        help="measure the harness's overhead on a long session trace, or (--wire) a recording "
-        "replayed directly against vcrpy and its SDK",
-    )
-    bench.add_argument("--events", type=int, default=None, help="the trace's events (100,000)")
-    bench.add_argument(
-        "--wire",
-        metavar="CASSETTE",
-        help="a recording (vcrpy cassette or raw body) to replay both ways and time",
-    )
-    bench.add_argument(
-        "--interaction",
-        type=int,
-        default=None,
-        metavar="N",
-        help="with --wire: the cassette's interaction (default: its first streamed one)",
-    )
-    bench.add_argument(
-        "--rounds", type=int, default=7, metavar="R", help="with --wire: timed rounds (default 7)"
-    )
-
-    explore = sub.add_parser(
-        "explore",
-        help="generated scenarios against an adapter; a failure is shrunk and written as YAML",
-    )
-    explore.add_argument("--adapter", required=True, help="as for harness run")
-    explore.add_argument(
-        "--layer", choices=LAYERS, help="the layer to explore (default: the adapter's first)"
-    )
-    explore.add_argument(
-        "--max-examples",
-        type=int,
-        default=None,
-        metavar="N",
-        help="generated scenarios to try at most (default 300)",
-    )
-    explore.add_argument("--seed", type=int, default=None, help="for a repeatable search")
-    explore.add_argument(
-        "--first-party",
-        action="store_true",
-        help="driver streams only as the dialect's own servers send them (no gateway-only quirks)",
-    )
-    explore.add_argument(
-        "--out",
-        default="harness-explored",
-        metavar="DIR",
-        help="where a counterexample is written (default ./harness-explored)",
-    )
-
-    demo = sub.add_parser("demo", help="the built-in library against every bundled adapter")
-    demo.add_argument(
-        "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
-    )
-    demo.add_argument(
-        "--html",
-        default=None,
-        metavar="REPORT.html",
-        help="also write an HTML report of the run (which then runs in one process)",
-    )
-    demo.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="processes to replay in (default: one per core available)",
-    )
-
-    coverage = sub.add_parser(
-        "coverage",
-        help="per rule, mutant and quirk: how many scenarios exercise, catch or run under it",
-    )
-    coverage.add_argument(
-        "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
-    )
-
-    matrix = sub.add_parser(
-        "matrix", help="every installed consumer library against the built-in driver scenarios"
-    )
-    matrix.add_argument("--format", choices=("markdown", "json"), default="markdown")
-    matrix.add_argument(
-        "--out", metavar="FILE", help="write to FILE instead of printing (docs/conformance.md)"
-    )
-
-    serve = sub.add_parser(
-        "serve",
-        help="serve a driver scenario or a recording over HTTP on loopback, chunked, for any client",
-    )
-    serve.add_argument(
-        "source",
-        metavar="SCENARIO_OR_CASSETTE",
-        help="a driver scenario, a vcrpy cassette, or a raw recorded body",
-    )
-    _case_options(serve)
-    serve.add_argument(
-        "--fault",
-        action="append",
-        default=[],
-        metavar="F",
-        help="stall:N:SECONDS, cut:N, drop:N or split:N, chunks counted from 1 (repeatable)",
-    )
-    serve.add_argument(
-        "--header",
-        action="append",
-        default=[],
-        metavar="'NAME: VALUE'",
-        help="add this header to every response (repeatable)",
-    )
-    serve.add_argument("--port", type=int, default=0, help="0 (the default): a free port")
-    serve.add_argument("--host", default="127.0.0.1")
-
-    record = sub.add_parser(
-        "record",
-        help="run a Python script with its HTTP traffic recorded into a scrubbed cassette",
-    )
-    record.add_argument(
-        "-o", "--output", required=True, metavar="CASSETTE.yaml", help="the cassette to write"
-    )
-    record.add_argument(
-        "--record-mode",
-        default="once",
-        choices=("once", "new_episodes", "all", "none"),
-        help="vcrpy's record mode (default once; none replays without touching the network)",
-    )
-    record.add_argument(
-        "--secret-pattern",
-        action="append",
-        default=[],
-        metavar="RE",
-        help="also refuse (and scrub from request bodies) what this regex matches; repeatable",
-    )
-    record.add_argument(
-        "--scrub-header",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="also scrub this request and response header; repeatable",
-    )
-    record.add_argument("script", metavar="SCRIPT.py", help="the script to run, as python would")
-    record.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="its arguments")
-
-    check_history = sub.add_parser(
-        "check-history", help="check tool_use/tool_result pairing in a stored history (JSON)"
-    )
-    check_history.add_argument(
-        "file",
-        metavar="FILE",
-        help='a JSON list of messages, or an object with a "messages" list (Anthropic or OpenAI)',
-    )
-    check_history.add_argument(
-        "--repair", action="store_true", help="print the repaired history as JSON (same shape)"
-    )
-    convert = sub.add_parser(
-        "convert", help="a recording (cassette or raw body) as an editable driver scenario"
-    )
-    convert.add_argument("recording", metavar="RECORDING", help="a vcrpy cassette or a raw body")
-    convert.add_argument(
-        "-o",
-        "--out",
-        required=True,
-        metavar="SCENARIO.yaml",
-        help="where to write it; - for stdout",
-    )
-    convert.add_argument(
-        "--interaction",
-        type=int,
-        default=None,
-        metavar="N",
-        help="the cassette's interaction to convert (default: the first stream)",
-    )
-    convert.add_argument("--dialect", default=None, help="decode as this dialect")
-    convert.add_argument("--id", default=None, help="the scenario's id (default: the file's name)")
-    convert.add_argument("--force", action="store_true", help="overwrite an existing file")
+    for declared in _COMMANDS.values():
+        declared.add_arguments(
+            sub.add_parser(declared.name, help=declared.help, description=declared.description)
+        )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        code = int(_COMMANDS[args.command](args))
+        code = int(_COMMANDS[args.command].handler(args))
         sys.stdout.flush()  # here, so that a closed pipe is met inside the try
         return code
     except BrokenPipeError:
@@ -366,42 +139,118 @@ def _check_rule_ids(ids: Sequence[str]) -> None:
             raise UsageError(f"unknown rule id {rule_id!r}; `harness rules` lists them")
 
 
+def _case_options(parser: argparse.ArgumentParser) -> None:
+    """The case of a driver scenario a command picks (as ``replay.cases.pick_case`` reads it)."""
+    parser.add_argument(
+        "--dialect", help="a driver scenario's dialect (default: its first that can carry it)"
+    )
+    parser.add_argument(
+        "--quirk", action="append", default=[], metavar="Q", help="add this quirk (repeatable)"
+    )
+
+
+def _quirk_selection(text: str) -> str | tuple[str, ...]:
+    if text in ("all", "none"):
+        return text
+    quirks = tuple(q.strip() for q in text.split(","))
+    if not all(quirks):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give all, none or quirk names joined by commas"
+        )
+    return quirks
+
+
+# -- the commands, in the order harness --help lists them: each one's arguments, then it ----------
+
+
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="scenario files or folders (searched recursively)"
+    )
+    parser.add_argument(
+        "--adapter",
+        required=True,
+        help="a bundled adapter's name, MODULE:FACTORY, or exec:COMMAND for a consumer in another process",
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument(
+        "--html", default=None, metavar="REPORT.html", help="also write an HTML report of the run"
+    )
+    parser.add_argument(
+        "--layer",
+        action="append",
+        default=[],
+        choices=LAYERS,
+        metavar="LAYER",
+        help=f"only scenarios of this layer ({', '.join(LAYERS)}; repeatable)",
+    )
+    parser.add_argument(
+        "--rule", action="append", default=[], metavar="ID", help="check only these rules"
+    )
+    parser.add_argument(
+        "--skip-rule", action="append", default=[], metavar="ID", help="do not check these rules"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="time limit for one adapter call (default 10); the harness's own checks do not count",
+    )
+    parser.add_argument(
+        "--quirks",
+        default="all",
+        type=_quirk_selection,
+        metavar="all|none|Q[,Q]",
+        help="driver scenarios: every case of the quirk cross product (all, the default), only "
+        "the scenarios as written (none), or the one case adding these quirks",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="table: say the adapter's seconds and the harness's own on each line",
+    )
+
+
+@command(
+    "run",
+    help="replay scenarios against an adapter",
+    description="Replay scenarios against an adapter. Exit 0 all passed (skips allowed), 1 a "
+    "rule was violated or the adapter misbehaved, 2 a usage or input error (found before "
+    "anything runs), 5 every scenario was skipped, so nothing was checked.",
+    arguments=_run_arguments,
+)
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.adapters.registry import check_adapter, resolve_adapter
-    from harness.replay import DEFAULT_TIMEOUT, replay
-    from harness.replay.cases import cases_for
+    from harness.replay import DEFAULT_TIMEOUT, cases_to_run, run_cases
     from harness.report import render_table
 
     _check_rule_ids([*args.rule, *args.skip_rule])
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    timeout = args.timeout or DEFAULT_TIMEOUT
     adapter = resolve_adapter(args.adapter)
     scenarios = _load(args.paths)
-    check_adapter(adapter, args.timeout or DEFAULT_TIMEOUT)
-    if args.layer:
-        scenarios = [s for s in scenarios if s.layer in args.layer]
-        if not scenarios:
-            layers = " or ".join(dict.fromkeys(args.layer))
-            raise UsageError(f"no scenario of the {layers} layer under {', '.join(args.paths)}")
-    try:
-        scenarios = cases_for(scenarios, adapter, args.quirks)
-    except ValueError as exc:
-        raise UsageError(f"--quirks: {exc}") from None
-    if not scenarios:
-        raise UsageError(f"no scenario under {', '.join(args.paths)} can carry --quirks")
-    results = []
+    check_adapter(adapter, timeout)
+    cases = cases_to_run(
+        scenarios, adapter, quirks=args.quirks, layers=args.layer, where=", ".join(args.paths)
+    )
     with TerminalProgress() as progress:
-        for n, scenario in enumerate(scenarios, 1):
-            progress.update(f"scenario {n}/{len(scenarios)} {scenario.case_id}")
-            results.append(
-                replay(
-                    scenario,
-                    adapter,
-                    timeout=args.timeout or DEFAULT_TIMEOUT,
-                    only_rules=args.rule,
-                    skip_rules=args.skip_rule,
-                )
+
+        def replaying(number: int, case: Scenario) -> None:
+            progress.update(f"scenario {number}/{len(cases)} {case.case_id}")
+
+        results = list(
+            run_cases(
+                cases,
+                adapter,
+                timeout=timeout,
+                only_rules=args.rule,
+                skip_rules=args.skip_rule,
+                on_case=replaying,
             )
+        )
     if args.format == "json":
         print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
     else:
@@ -422,6 +271,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _show_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("scenario", metavar="SCENARIO", help="a scenario file")
+    _case_options(parser)
+    parser.add_argument(
+        "--reads",
+        choices=("events", "bytes"),
+        default="events",
+        help="the reads of a driver that reads whole events (the default) or bytes",
+    )
+
+
+@command(
+    "show",
+    help="a scenario's events, or the exact chunks a driver reads, numbered as failures number them",
+    arguments=_show_arguments,
+)
 def cmd_show(args: argparse.Namespace) -> int:
     from harness.codecs import dialects
     from harness.library import resolve_command_line_path
@@ -454,6 +319,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _validate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH")
+
+
+@command("validate", help="check scenario files", arguments=_validate_arguments)
 def cmd_validate(args: argparse.Namespace) -> int:
     scenarios = _load(args.paths)
     events = sum(len(s.events) for s in scenarios)
@@ -461,6 +331,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _adapters_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+
+
+@command("adapters", help="list the bundled adapters", arguments=_adapters_arguments)
 def cmd_adapters(args: argparse.Namespace) -> int:
     from harness.adapters.registry import BUNDLED
 
@@ -473,6 +348,11 @@ def cmd_adapters(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _rules_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+
+
+@command("rules", help="list the conformance rules", arguments=_rules_arguments)
 def cmd_rules(args: argparse.Namespace) -> int:
     from harness.rules import RULES
 
@@ -492,6 +372,31 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _bench_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--events", type=int, default=None, help="the trace's events (100,000)")
+    parser.add_argument(
+        "--wire",
+        metavar="CASSETTE",
+        help="a recording (vcrpy cassette or raw body) to replay both ways and time",
+    )
+    parser.add_argument(
+        "--interaction",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --wire: the cassette's interaction (default: its first streamed one)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=7, metavar="R", help="with --wire: timed rounds (default 7)"
+    )
+
+
+@command(
+    "bench",
+    help="measure the harness's overhead on a long session trace, or (--wire) a recording "
+    "replayed directly against vcrpy and its SDK",
+    arguments=_bench_arguments,
+)
 def cmd_bench(args: argparse.Namespace) -> int:
     from harness.bench import run_bench, run_wire_bench
     from harness.scenario.generators import MAX_EVENTS
@@ -514,6 +419,37 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _explore_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--adapter", required=True, help="as for harness run")
+    parser.add_argument(
+        "--layer", choices=LAYERS, help="the layer to explore (default: the adapter's first)"
+    )
+    parser.add_argument(
+        "--max-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="generated scenarios to try at most (default 300)",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="for a repeatable search")
+    parser.add_argument(
+        "--first-party",
+        action="store_true",
+        help="driver streams only as the dialect's own servers send them (no gateway-only quirks)",
+    )
+    parser.add_argument(
+        "--out",
+        default="harness-explored",
+        metavar="DIR",
+        help="where a counterexample is written (default ./harness-explored)",
+    )
+
+
+@command(
+    "explore",
+    help="generated scenarios against an adapter; a failure is shrunk and written as YAML",
+    arguments=_explore_arguments,
+)
 def cmd_explore(args: argparse.Namespace) -> int:
     import dataclasses
 
@@ -534,6 +470,28 @@ def cmd_explore(args: argparse.Namespace) -> int:
     return EXIT_OK if exploration.found is None else EXIT_FAILED
 
 
+def _demo_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
+    )
+    parser.add_argument(
+        "--html",
+        default=None,
+        metavar="REPORT.html",
+        help="also write an HTML report of the run (which then runs in one process)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes to replay in (default: one per core available)",
+    )
+
+
+@command(
+    "demo", help="the built-in library against every bundled adapter", arguments=_demo_arguments
+)
 def cmd_demo(args: argparse.Namespace) -> int:
     from harness.demo import render_libraries, render_matrix, run_matrix, run_matrix_parallel
     from harness.library import library_path, resolve_command_line_path
@@ -575,6 +533,17 @@ def _usable_cores() -> int:
     return os.cpu_count() or 1
 
 
+def _coverage_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATH", help="scenario folders (default: the built-in library)"
+    )
+
+
+@command(
+    "coverage",
+    help="per rule, mutant and quirk: how many scenarios exercise, catch or run under it",
+    arguments=_coverage_arguments,
+)
 def cmd_coverage(args: argparse.Namespace) -> int:
     from harness.coverage import measure
     from harness.demo import run_matrix
@@ -584,6 +553,18 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _matrix_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument(
+        "--out", metavar="FILE", help="write to FILE instead of printing (docs/conformance.md)"
+    )
+
+
+@command(
+    "matrix",
+    help="every installed consumer library against the built-in driver scenarios",
+    arguments=_matrix_arguments,
+)
 def cmd_matrix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -606,6 +587,36 @@ def _header(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
+def _serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "source",
+        metavar="SCENARIO_OR_CASSETTE",
+        help="a driver scenario, a vcrpy cassette, or a raw recorded body",
+    )
+    _case_options(parser)
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="F",
+        help="stall:N:SECONDS, cut:N, drop:N or split:N, chunks counted from 1 (repeatable)",
+    )
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="add this header to every response (repeatable)",
+    )
+    parser.add_argument("--port", type=int, default=0, help="0 (the default): a free port")
+    parser.add_argument("--host", default="127.0.0.1")
+
+
+@command(
+    "serve",
+    help="serve a driver scenario or a recording over HTTP on loopback, chunked, for any client",
+    arguments=_serve_arguments,
+)
 def cmd_serve(args: argparse.Namespace) -> int:
     import signal
     import threading
@@ -636,6 +647,39 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _record_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="CASSETTE.yaml", help="the cassette to write"
+    )
+    parser.add_argument(
+        "--record-mode",
+        default="once",
+        choices=("once", "new_episodes", "all", "none"),
+        help="vcrpy's record mode (default once; none replays without touching the network)",
+    )
+    parser.add_argument(
+        "--secret-pattern",
+        action="append",
+        default=[],
+        metavar="RE",
+        help="also refuse (and scrub from request bodies) what this regex matches; repeatable",
+    )
+    parser.add_argument(
+        "--scrub-header",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also scrub this request and response header; repeatable",
+    )
+    parser.add_argument("script", metavar="SCRIPT.py", help="the script to run, as python would")
+    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="its arguments")
+
+
+@command(
+    "record",
+    help="run a Python script with its HTTP traffic recorded into a scrubbed cassette",
+    arguments=_record_arguments,
+)
 def cmd_record(args: argparse.Namespace) -> int:
     from harness.record import CassetteNotWritten, Scrubber, SecretRefused, recording
     from harness.record.script import ScriptRaised, run_script
@@ -670,6 +714,22 @@ def cmd_record(args: argparse.Namespace) -> int:
     return code
 
 
+def _check_history_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help='a JSON list of messages, or an object with a "messages" list (Anthropic or OpenAI)',
+    )
+    parser.add_argument(
+        "--repair", action="store_true", help="print the repaired history as JSON (same shape)"
+    )
+
+
+@command(
+    "check-history",
+    help="check tool_use/tool_result pairing in a stored history (JSON)",
+    arguments=_check_history_arguments,
+)
 def cmd_check_history(args: argparse.Namespace) -> int:
     from harness._files import read_text, scenario_error
     from harness.history import (
@@ -705,6 +765,32 @@ def cmd_check_history(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _convert_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("recording", metavar="RECORDING", help="a vcrpy cassette or a raw body")
+    parser.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="SCENARIO.yaml",
+        help="where to write it; - for stdout",
+    )
+    parser.add_argument(
+        "--interaction",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the cassette's interaction to convert (default: the first stream)",
+    )
+    parser.add_argument("--dialect", default=None, help="decode as this dialect")
+    parser.add_argument("--id", default=None, help="the scenario's id (default: the file's name)")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing file")
+
+
+@command(
+    "convert",
+    help="a recording (cassette or raw body) as an editable driver scenario",
+    arguments=_convert_arguments,
+)
 def cmd_convert(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -727,24 +813,6 @@ def cmd_convert(args: argparse.Namespace) -> int:
     where = "stdout" if out is None else str(out)
     print(f"{conversion.note()}\nwritten to {where}", file=sys.stderr)
     return EXIT_OK
-
-
-_COMMANDS = {
-    "run": cmd_run,
-    "show": cmd_show,
-    "validate": cmd_validate,
-    "adapters": cmd_adapters,
-    "rules": cmd_rules,
-    "bench": cmd_bench,
-    "explore": cmd_explore,
-    "demo": cmd_demo,
-    "coverage": cmd_coverage,
-    "matrix": cmd_matrix,
-    "check-history": cmd_check_history,
-    "serve": cmd_serve,
-    "convert": cmd_convert,
-    "record": cmd_record,
-}
 
 
 if __name__ == "__main__":

@@ -7,8 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from harness.adapters.registry import BUNDLED, AdapterInfo
-from harness.replay import replay
-from harness.replay.cases import cases_for
+from harness.replay import cases_to_run, run_cases
 from harness.replay.result import ScenarioResult
 from harness.scenario import Scenario
 
@@ -44,10 +43,10 @@ def run_matrix(
     rows = []
     for adapter, mine in _work(scenarios, adapters):
         results = []
-        for scenario in mine:
-            results.append(replay(scenario, adapter))
+        for result in run_cases(mine, adapter):
+            results.append(result)
             if on_result is not None:
-                on_result(results[-1])
+                on_result(result)
         rows.append(Row(adapter, tuple(results)))
     return rows
 
@@ -59,7 +58,7 @@ def _work(
     adapters = list(BUNDLED.values()) if adapters is None else list(adapters)
     layers = {s.layer for s in scenarios}
     return [
-        (adapter, cases_for([s for s in scenarios if s.layer == adapter.layer], adapter))
+        (adapter, cases_to_run(scenarios, adapter, layers=(adapter.layer,)))
         for adapter in adapters
         if adapter.layer in layers
     ]
@@ -86,8 +85,8 @@ def _cases_in_worker(name: str, start: int, stop: int) -> tuple[list[str], list[
     """The bundled adapter ``name`` against its cases start..stop-1: each case's name and its
     outcome."""
     ((adapter, mine),) = _work(_LOADED, [BUNDLED[name]])
-    results = [replay(case, adapter) for case in mine[start:stop]]
-    return [case.case_id for case in mine[start:stop]], [_outcome(r) for r in results]
+    cases = mine[start:stop]
+    return [case.case_id for case in cases], [_outcome(r) for r in run_cases(cases, adapter)]
 
 
 #: what a worker does not hand back: the case (the parent has it) and what the adapter showed

@@ -19,7 +19,7 @@ from typing import Literal
 from harness.adapters.libs import LIBRARIES, Library, install_hint
 from harness.adapters.libs.explanations import EXPLANATIONS
 from harness.adapters.registry import resolve_adapter
-from harness.replay import replay
+from harness.replay import run_cases
 from harness.replay.result import ScenarioResult
 from harness.rules.driver import declared_contract
 from harness.scenario import Scenario
@@ -76,9 +76,7 @@ def run_libraries(
             continue
         adapter = resolve_adapter(library.adapter)
         contract = str(declared_contract(adapter.factory()))
-        runs.append(
-            LibraryRun(library, version, contract, tuple(replay(s, adapter) for s in driver))
-        )
+        runs.append(LibraryRun(library, version, contract, tuple(run_cases(driver, adapter))))
     return runs
 
 

@@ -15,6 +15,7 @@ does when no test ran: nothing was checked.
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -25,6 +26,8 @@ import pytest
 from harness import pytest_recordings
 from harness._errors import ConformanceFailure, ScenarioError, UsageError
 from harness.library import LIBRARY_PREFIX
+from harness.replay import ScenarioResult
+from harness.scenario import Scenario
 
 #: recording provider traffic (the harness_record marker, --record-mode)
 pytest_plugins = ["harness.record.plugin"]
@@ -356,7 +359,7 @@ def left_out_lines(config: pytest.Config) -> list[str]:
     ]
 
 
-_CASE = pytest.StashKey[tuple[Any, str | None]]()
+_CASE = pytest.StashKey[tuple[Scenario, str | None]]()
 #: whether collection made the scenario's quirk cases (else the item runs them all)
 _EXPANDED = pytest.StashKey[bool]()
 
@@ -366,7 +369,7 @@ def _quirk_selection(config: pytest.Config) -> str | tuple[str, ...]:
     return text if text in ("all", "none") else tuple(q.strip() for q in text.split(","))
 
 
-def _cases(scenario: Any, adapter: str | None, config: pytest.Config) -> list[Any]:
+def _cases(scenario: Scenario, adapter: str | None, config: pytest.Config) -> list[Scenario]:
     """The cases of ``scenario`` for the adapter named ``adapter`` (the quirk cross product in
     its dialect). An adapter the ``harness_adapter`` fixture gives is not known while collecting:
     the scenario is then one item that runs every case (``_replay_scenario``)."""
@@ -386,7 +389,7 @@ def _cases(scenario: Any, adapter: str | None, config: pytest.Config) -> list[An
         raise pytest.UsageError(f"--harness-quirks: {exc}") from None
 
 
-def _selected(scenario: Any, options: Any) -> bool:
+def _selected(scenario: Scenario, options: argparse.Namespace) -> bool:
     if options.harness_scenario and scenario.id not in options.harness_scenario:
         return False
     if options.harness_layer and scenario.layer not in options.harness_layer:
@@ -416,7 +419,7 @@ def harness_adapter(request: pytest.FixtureRequest) -> str:
 
 def _replay_scenario(request: pytest.FixtureRequest) -> None:
     from harness.adapters.registry import AdapterInfo, resolve_adapter
-    from harness.replay import replay
+    from harness.replay import run_cases
     from harness.replay.cases import cases_for
     from harness.report import render_failure, reproduce_commands
     from harness.scenario import DriverScenario
@@ -434,7 +437,7 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     if not item.stash[_EXPANDED] and isinstance(scenario, DriverScenario):
         # the fixture's adapter: its dialect is known only now, so this item runs every case
         cases = cases_for([scenario], adapter, _quirk_selection(config))
-    results = [replay(case, adapter, timeout=timeout) for case in cases]
+    results = list(run_cases(cases, adapter, timeout=timeout))
     broken = [r for r in results if r.status in ("fail", "error")]
     result = broken[0] if broken else results[0]
     item.stash[_RESULT] = result
@@ -465,9 +468,9 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
         assert result.observation == request.getfixturevalue("harness_snapshot")
 
 
-_RESULT = pytest.StashKey[Any]()
+_RESULT = pytest.StashKey[ScenarioResult]()
 #: an item's results, the adapter reference a command line can name, and whether it was given
-_RESULTS = pytest.StashKey[tuple[list[Any], str | None, bool]]()
+_RESULTS = pytest.StashKey[tuple[list[ScenarioResult], str | None, bool]]()
 #: the scenarios (with adapters) whose failure this process has drawn for the HTML report
 _DRAWN = pytest.StashKey[set[tuple[str, str, str]]]()
 

@@ -1,0 +1,193 @@
+"""Running replays: one scenario against a fresh adapter (``replay``), and the pipeline every
+runner of many shares (``harness run``, the pytest plugin, ``harness demo``, ``harness matrix``):
+the scenarios it was given, narrowed to layers and expanded into cases (``cases_to_run``), then
+each case replayed in order (``run_cases``). Resolving the adapter and loading the scenarios stay
+with each runner: each says its own errors, in its own order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from harness._errors import AdapterError, UsageError
+from harness.adapters.protocol import adapter_layers
+from harness.adapters.registry import AdapterInfo, resolve_adapter
+from harness.codecs import Codec
+from harness.codecs.registry import with_codecs
+from harness.replay._watchdog import Hung, Progress, run_guarded
+from harness.replay.cases import cases_for
+from harness.replay.driver import DriverReplay
+from harness.replay.history import HistoryReplay
+from harness.replay.result import ScenarioResult, Status
+from harness.replay.session import SessionReplay
+from harness.rules.registry import attribute_causes, rules_for
+from harness.scenario import DriverScenario, Scenario
+from harness.scenario.cases import ALL, Selection
+
+#: Seconds one adapter call may take before the replay is abandoned as hung.
+DEFAULT_TIMEOUT = 10.0
+
+
+def replay(
+    scenario: Scenario,
+    adapter: str | AdapterInfo,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    only_rules: Iterable[str] = (),
+    skip_rules: Iterable[str] = (),
+    codecs: Iterable[Codec] | None = None,
+) -> ScenarioResult:
+    """Replay one scenario against a fresh adapter and check every enabled rule.
+
+    >>> from harness import load_scenario, replay
+    >>> result = replay(load_scenario("scenarios/session/tool-first-turn.yaml"), "session-reference")
+    >>> result.status
+    'pass'
+
+    ``codecs`` adds dialects for this replay only (each replacing a known codec of its name),
+    without registering them: ``replay(scenario, my_driver, codecs=[GatewayCodec()])``.
+    """
+    known = None if codecs is None else with_codecs(codecs)  # checked even for other layers
+    info = resolve_adapter(adapter) if isinstance(adapter, str) else adapter
+    rules = rules_for(
+        scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
+    )
+    started = time.perf_counter()
+    run: SessionReplay | DriverReplay
+    if isinstance(scenario, DriverScenario):
+        run = DriverReplay(scenario, rules, known)
+    else:
+        run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
+    # the harness's own time is counted in it, apart from the adapter's: from here on, and
+    # deriving the expectations just now
+    progress = Progress(harness_seconds=time.perf_counter() - started)
+    made: list[object] = []
+    lacking: list[tuple[str, ...]] = []  # the adapter's layers, when it lacks the scenario's
+
+    def body(progress: Progress) -> str | None:
+        progress.calls += 1
+        try:
+            instance = info.factory()
+            made.append(instance)
+        except Exception as exc:
+            raise AdapterError(f"creating the adapter raised {type(exc).__name__}: {exc}") from exc
+        try:
+            layers = adapter_layers(instance)
+        except Exception as exc:
+            raise AdapterError(
+                f"asking the adapter which layers it implements raised {type(exc).__name__}: {exc}",
+            ) from exc
+        if scenario.layer not in layers:
+            lacking.append(layers)
+            offered = ", ".join(layers) or "none"
+            return f"needs the {scenario.layer} layer; the adapter implements: {offered}"
+        if isinstance(run, DriverReplay):
+            with progress.harness():  # can the dialect carry the turn: encoding, maybe
+                reason = run.skip_reason(instance)
+            if reason is not None:
+                return reason
+        run.run(instance, progress)
+        return None
+
+    def result(
+        status: Status, error: str | None = None, skip_reason: str | None = None
+    ) -> ScenarioResult:
+        seconds = time.perf_counter() - started
+        return ScenarioResult(
+            scenario,
+            info.name,
+            status,
+            attribute_causes(run.violations),
+            error,
+            skip_reason,
+            seconds,
+            run.observation,
+            tuple(r.id for r in rules),
+            lacking[0] if lacking and status == "skip" else None,
+            harness_seconds=progress.harness_time(time.perf_counter()),
+            driver_run=getattr(run, "driver_run", None),
+            histories=getattr(run, "histories", None),
+        )
+
+    try:
+        skip_reason = run_guarded(body, limit=timeout, progress=progress)
+    except Hung as exc:
+        _close(made, hung=True)
+        return result("error", error=str(exc))
+    except AdapterError as exc:
+        _close(made, hung=False)
+        return result("error", error=str(exc))
+    _close(made, hung=False)
+    if skip_reason is not None:
+        return result("skip", skip_reason=skip_reason)
+    return result("fail" if run.violations else "pass")
+
+
+def _close(made: list[object], *, hung: bool) -> None:
+    """Let an adapter that holds resources (a process, a socket) release them: ``kill()`` first
+    if it hung, then ``close()``, each if it has one."""
+    for instance in made:
+        for name in ("kill", "close") if hung else ("close",):
+            method = getattr(instance, name, None)
+            if callable(method):
+                with contextlib.suppress(Exception):  # a failing clean-up must not hide the result
+                    method()
+
+
+def cases_to_run(
+    scenarios: Sequence[Scenario],
+    adapter: AdapterInfo,
+    *,
+    quirks: Selection = ALL,
+    layers: Sequence[str] = (),
+    where: str = "the scenarios given",
+) -> list[Scenario]:
+    """The cases to replay against ``adapter``: the scenarios of ``layers`` (of every layer when
+    none is given), each driver scenario replaced by its cases in the adapter's dialect as
+    ``quirks`` selects them (``"all"``, ``"none"``: the scenarios as written, or the quirks of
+    the one case to run; see ``replay.cases.cases_for``).
+
+    A ``UsageError``, in the words of ``harness run`` (``where``: the paths the scenarios came
+    from), when ``layers`` leave no scenario, when the dialect has no quirk of that name, or when
+    no scenario can carry the one case ``quirks`` names.
+    """
+    if layers:
+        scenarios = [s for s in scenarios if s.layer in layers]
+        if not scenarios:
+            named = " or ".join(dict.fromkeys(layers))
+            raise UsageError(f"no scenario of the {named} layer under {where}")
+    try:
+        cases = cases_for(scenarios, adapter, quirks)
+    except ValueError as exc:
+        raise UsageError(f"--quirks: {exc}") from None
+    if scenarios and not cases:
+        raise UsageError(f"no scenario under {where} can carry --quirks")
+    return cases
+
+
+def run_cases(
+    cases: Iterable[Scenario],
+    adapter: AdapterInfo,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    only_rules: Iterable[str] = (),
+    skip_rules: Iterable[str] = (),
+    on_case: Callable[[int, Scenario], None] | None = None,
+) -> Iterator[ScenarioResult]:
+    """Each case replayed against a fresh adapter (``replay``), in order, its result yielded as
+    soon as it is known: a case is replayed only when the next result is asked for.
+    ``on_case(number, case)`` is told of each case (numbered from 1) just before its replay, so
+    that a progress line can name the case running (or hanging) now.
+
+    >>> from harness import load_scenario, resolve_adapter
+    >>> scenario = load_scenario("scenarios/session/tool-first-turn.yaml")
+    >>> [r.status for r in run_cases([scenario], resolve_adapter("session-reference"))]
+    ['pass']
+    """
+    only, skip = tuple(only_rules), tuple(skip_rules)  # read by every replay
+    for number, case in enumerate(cases, 1):
+        if on_case is not None:
+            on_case(number, case)
+        yield replay(case, adapter, timeout=timeout, only_rules=only, skip_rules=skip)

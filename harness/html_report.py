@@ -43,7 +43,7 @@ from harness.report import (
     reproduce_commands,
     summary_line,
 )
-from harness.rules.driver import DriverCheck
+from harness.rules.driver_timing import DriverTimeline
 from harness.rules.registry import Violation
 from harness.scenario import DriverScenario
 
@@ -612,7 +612,7 @@ def _driver_timeline(result: ScenarioResult, reproduce: Sequence[str]) -> str:
     run = result.driver_run
     if run is None:
         return "<p class=note>The driver was not run far enough to draw its reads.</p>"
-    check = DriverCheck(run)
+    check = DriverTimeline(run)
     turn = check.facts
     events: Sequence[dv.TurnEvent] = result.scenario.events  # type: ignore[assignment]
     calls = list(turn.calls)

@@ -1,0 +1,51 @@
+"""How results are drawn: text for the terminal and a failing test (``text.py``, re-exported
+here, so ``from harness.report import render_table`` reads as it always has), one HTML file for a
+run (``html.py``), the syrupy snapshot format (``snapshot.py``) and recorded streams as snapshot
+tests (``recordings.py``).
+"""
+
+from harness.report.text import (
+    MAX_DIFF_LINES,
+    MAX_VIOLATIONS_SHOWN,
+    adapter_layers_if_left_out,
+    chunk_excerpt,
+    chunk_line,
+    event_line,
+    excerpt,
+    expected_diff,
+    layers_named,
+    left_out_line,
+    left_out_sentence,
+    reference_for,
+    reference_result,
+    render_failure,
+    render_table,
+    render_violation,
+    render_violations,
+    reproduce_command,
+    reproduce_commands,
+    summary_line,
+)
+
+__all__ = [
+    "MAX_DIFF_LINES",
+    "MAX_VIOLATIONS_SHOWN",
+    "adapter_layers_if_left_out",
+    "chunk_excerpt",
+    "chunk_line",
+    "event_line",
+    "excerpt",
+    "expected_diff",
+    "layers_named",
+    "left_out_line",
+    "left_out_sentence",
+    "reference_for",
+    "reference_result",
+    "render_failure",
+    "render_table",
+    "render_violation",
+    "render_violations",
+    "reproduce_command",
+    "reproduce_commands",
+    "summary_line",
+]

@@ -28,6 +28,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -832,100 +833,14 @@ def _column(title: str, lines: Sequence[str], differ: set[int]) -> str:
     return f"<div class=col><h5>{_e(title)}</h5><pre>{body}</pre></div>"
 
 
-_CSS = """
-:root{--bg:#fff;--fg:#1d2330;--mute:#6b7280;--line:#e5e7eb;--fail:#c62828;--pass:#2e7d32;
---skip:#9e9e9e;--err:#ef6c00;--lane:#f6f8fb;--mark:#fff3cd}
-*{box-sizing:border-box}
-body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);
-background:var(--bg);margin:0;padding:1em 1.5em}
-h1{margin:.2em 0}h2{border-bottom:2px solid var(--line);padding-bottom:.2em;margin-top:1.5em}
-code,pre,.timeline{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,monospace;font-size:12px}
-.counts{font-size:1.1em;font-weight:600}.note{color:var(--mute)}
-.controls{position:sticky;top:0;background:var(--bg);padding:.4em 0;z-index:3}
-#filter{width:28em;padding:.3em}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid var(--line);padding:2px 8px;
-text-align:left}th{background:var(--lane)}
-tr.fail td:first-child,tr.error td:first-child{color:var(--fail);font-weight:700}
-tr.pass td:first-child{color:var(--pass)}tr.skip td:first-child{color:var(--skip)}
-.scroll{overflow-x:auto}.matrix td.cell{text-align:center;width:1.6em;padding:0}
-.matrix th.vert{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:400;
-font-size:11px;padding:4px 2px;max-height:22em}
-.cell.fail{background:#ffcdd2;color:var(--fail)}.cell.pass{background:#e8f5e9;color:var(--pass)}
-.cell.error{background:#ffe0b2}.cell.skip{color:var(--skip)}
-.failure{border:1px solid var(--line);border-left:6px solid var(--fail);border-radius:6px;
-padding:.5em 1em;margin:1.2em 0;overflow-x:auto}
-.badge{background:var(--fail);color:#fff;border-radius:3px;padding:0 6px;font-size:.8em}
-.failure h3 small{color:var(--mute);font-weight:400}
-.repro code{display:block;background:#1d2330;color:#e6edf3;padding:4px 8px;margin:3px 0;
-border-radius:4px;white-space:pre-wrap}
-.violations li{margin:.2em 0}.violations .more{list-style:none;color:var(--mute)}
-.timeline{margin:.8em 0;border:1px solid var(--line);min-width:max-content}
-.timeline .row{display:grid;grid-template-columns:var(--cols);align-items:start;
-border-bottom:1px solid #f0f0f0;min-height:1.5em;
-background-image:repeating-linear-gradient(to right,transparent 0,transparent 229px,
-var(--line) 229px,var(--line) 230px);background-position:4.5em 0;
-background-size:var(--lanes-w) 100%;background-repeat:no-repeat}
-.timeline .row.head{position:sticky;top:2.4em;z-index:2;background-color:var(--bg);
-border-bottom:none}
-.row>i{font-style:normal;color:var(--mute);text-align:right;padding-right:.6em;grid-column:1}
-.row>span{grid-row:1;padding:1px 6px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;
-border-left:3px solid #90a4ae;background:var(--lane);margin:1px 4px 1px 0}
-.lane-head{grid-row:1;padding:3px 6px;font-weight:700;border-radius:4px 4px 0 0;margin:2px 3px 0 0;
-color:#fff;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
-.lane-head .via{font-weight:400;opacity:.8;font-size:.9em}
-.d0{background:#37474f}.d1{background:#1565c0}.d2{background:#6a1b9a}.d3{background:#00838f}
-.d4{background:#558b2f}
-.k-tool_select>span,.k-tool_executing>span{border-left-color:#f9a825}
-.k-tool_completed>span{border-left-color:var(--pass)}
-.k-message_start>span,.k-user_message>span{border-left-color:#1565c0}
-.k-subsession_start>span,.k-subsession_end>span{border-left-color:#6a1b9a;font-weight:700}
-.k-checkpoint>span{border-left-color:#000}
-.row.marked{background-color:var(--mark)}.row.marked>span{border-left-color:var(--fail);
-background:#ffebee}
-.callout{border:2px solid var(--fail);background:#fff5f5;border-radius:4px;margin:3px 0 6px 4.5em;
-padding:4px 8px;white-space:normal;font-family:system-ui,sans-serif;font-size:13px;max-width:70em}
-.callout .rule{color:var(--fail)}.callout .message{margin:2px 0}
-.repro-line code{background:#1d2330;color:#e6edf3;padding:1px 6px;border-radius:3px}
-.row>.wire{border-left-color:#455a64;background:#eceff1}
-.has-emitted{border-left-color:var(--pass)!important;background:#e8f5e9!important}
-.has-complete{border-left-color:#1565c0}.has-refused,.has-raised{border-left-color:var(--fail)!important}
-.n-emitted{color:var(--pass)}.n-complete{color:#1565c0}.n-due{color:#ef6c00}
-.n-refused,.n-raised{color:var(--fail)}
-.row.unread{opacity:.45}
-.line{margin:2px 0 2px 4.5em;padding:2px 8px;font-weight:700;border-top:2px dashed}
-.line.stop{border-color:var(--fail);color:var(--fail)}.line.cancel{border-color:var(--err);
-color:var(--err)}
-details.fold>summary{cursor:pointer;color:var(--mute);padding:2px 0 2px 4.5em;background:#fafafa;
-border-bottom:1px solid var(--line)}
-.compare .cols{display:flex;gap:1em;flex-wrap:wrap}.compare .col{flex:1;min-width:22em}
-.compare pre{background:#fafafa;border:1px solid var(--line);padding:6px;overflow:auto;
-max-height:30em;margin:0}.compare .diff{background:#ffe8a3;display:inline-block;min-width:100%}
-.hidden{display:none}
-""" + "".join(f".c{n}{{grid-column:{n}}}" for n in range(2, _NAMED_COLUMNS + 1))
+def _asset(name: str) -> str:
+    """A file of ``assets/`` as the document carries it inline, after a line break."""
+    return "\n" + (files("harness.report") / "assets" / name).read_bytes().decode("utf-8")
 
-_JS = """
-(function(){
-  var filter=document.getElementById('filter'),failing=document.getElementById('failing');
-  function apply(){
-    var words=filter.value.toLowerCase().split(/\\s+/).filter(Boolean);
-    document.querySelectorAll('table.filterable tbody tr').forEach(function(tr){
-      var text=tr.textContent.toLowerCase(),st=tr.getAttribute('data-status');
-      var ok=words.every(function(w){return text.indexOf(w)>=0;});
-      if(failing.checked&&st!=='fail'&&st!=='error')ok=false;
-      tr.classList.toggle('hidden',!ok);
-    });
-  }
-  filter.addEventListener('input',apply);failing.addEventListener('change',apply);
-  function all(open){document.querySelectorAll('details.fold').forEach(function(d){d.open=open;});}
-  document.getElementById('expand').addEventListener('click',function(){all(true);});
-  document.getElementById('collapse').addEventListener('click',function(){all(false);});
-  if(location.hash){var t=document.getElementById(location.hash.slice(1));
-    if(t){var d=t.closest('details');if(d)d.open=true;}}
-  document.querySelectorAll('.violations a').forEach(function(a){
-    a.addEventListener('click',function(){var t=document.getElementById(a.getAttribute('href').slice(1));
-      var d=t&&t.closest('details');if(d)d.open=true;});
-  });
-  apply();
-  document.body.setAttribute('data-ready','yes');
-})();
-"""
+
+#: the styles: the stylesheet, then a rule for each lane column ``_cell`` names by its class
+_CSS = _asset("report.css") + "".join(
+    f".c{n}{{grid-column:{n}}}" for n in range(2, _NAMED_COLUMNS + 1)
+)
+#: the script: the summary's filter, folding all or none, opening the fold a link points into
+_JS = _asset("report.js")

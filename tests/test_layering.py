@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("harness.scenario",),
     ("harness.adapters", "harness.strategies"),
     ("harness.replay",),
+    ("harness.results",),
     (
         "harness.report",
         "harness.html_report",

@@ -1,7 +1,9 @@
 """How results are drawn: text for the terminal and a failing test (``text.py``, re-exported
 here, so ``from harness.report import render_table`` reads as it always has), one HTML file for a
 run (``html.py``), the syrupy snapshot format (``snapshot.py``) and recorded streams as snapshot
-tests (``recordings.py``).
+tests (``recordings.py``). What a run produced, apart from how it is drawn (the comparison with
+the reference consumer), is ``harness.results``; ``reference_for`` and ``reference_result`` are
+re-exported here from there.
 """
 
 from harness.report.text import (
@@ -16,8 +18,6 @@ from harness.report.text import (
     layers_named,
     left_out_line,
     left_out_sentence,
-    reference_for,
-    reference_result,
     render_failure,
     render_table,
     render_violation,
@@ -26,6 +26,7 @@ from harness.report.text import (
     reproduce_commands,
     summary_line,
 )
+from harness.results.compare import reference_for, reference_result
 
 __all__ = [
     "MAX_DIFF_LINES",

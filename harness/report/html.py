@@ -40,10 +40,10 @@ from harness.replay.result import ScenarioResult
 from harness.report.text import (
     MAX_VIOLATIONS_SHOWN,
     adapter_layers_if_left_out,
-    reference_result,
     reproduce_commands,
     summary_line,
 )
+from harness.results.compare import expected_data, observed_data
 from harness.rules.driver_timing import DriverTimeline
 from harness.rules.registry import Violation
 from harness.scenario import DriverScenario
@@ -774,25 +774,6 @@ def _chunk_text(chunk: dv.Read, limit: int | None = CELL_TEXT) -> str:
 
 
 # -- the final observation next to the reference consumer's --------------------------------------
-
-
-def observed_data(result: ScenarioResult) -> Any:
-    """What the consumer showed at the end, as the snapshot holds it (a history adapter: what
-    it stored per session); None when the replay did not get that far."""
-    if result.histories is not None:
-        return {
-            session: [m.to_json() for m in stored.stored]
-            for session, stored in result.histories.items()
-        }
-    if result.observation is not None:
-        return result.observation.to_data()
-    return None
-
-
-def expected_data(result: ScenarioResult) -> tuple[str, Any] | None:
-    """What the case's reference consumer shows for it: (its name, the data)."""
-    reference = reference_result(result)
-    return None if reference is None else (reference.adapter, observed_data(reference))
 
 
 def _dump(data: Any) -> list[str]:

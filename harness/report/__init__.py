@@ -1,6 +1,7 @@
 """How results are drawn: text for the terminal and a failing test (``text.py``, re-exported
 here, so ``from harness.report import render_table`` reads as it always has), one HTML file for a
-run (``html.py``), the syrupy snapshot format (``snapshot.py``) and recorded streams as snapshot
+run (``html.py``, drawing the timelines ``timeline.py`` holds as data, its stylesheet and script
+in ``assets/``), the syrupy snapshot format (``snapshot.py``) and recorded streams as snapshot
 tests (``recordings.py``). What a run produced, apart from how it is drawn (the comparison with
 the reference consumer), is ``harness.results``; ``reference_for`` and ``reference_result`` are
 re-exported here from there.

@@ -43,10 +43,17 @@ from harness.report.text import (
     reproduce_commands,
     summary_line,
 )
+from harness.report.timeline import (
+    Mark,
+    ReadRow,
+    SessionSwimlanes,
+    Stop,
+    driver_swimlanes,
+    session_swimlanes,
+)
 from harness.results.compare import expected_data, observed_data
-from harness.rules.driver_timing import DriverTimeline
 from harness.rules.registry import Violation
-from harness.scenario import DriverScenario
+from harness.scenario import DriverScenario, SessionScenario
 
 #: events either side of a violation that never fold
 RADIUS = 3
@@ -479,61 +486,20 @@ def _cell(column: int, classes: str = "") -> str:
 # -- session and history ------------------------------------------------------------------------
 
 
-def _session_lanes(trace: Sequence[ev.SessionEvent]) -> tuple[list[str], dict[str, str | None]]:
-    """The sessions, each followed by its sub-sessions (depth first), and each one's parent."""
-    parent: dict[str, str | None] = {}
-    for event in trace:
-        if event.session_id not in parent or parent[event.session_id] is None:
-            parent[event.session_id] = event.parent_session_id
-    for session in list(parent.values()):
-        if session is not None and session not in parent:
-            parent[session] = None
-    children: dict[str | None, list[str]] = {}
-    for session, up in parent.items():
-        children.setdefault(up if up in parent and up != session else None, []).append(session)
-    order: list[str] = []
-
-    def walk(node: str | None) -> None:
-        for child in children.get(node, []):
-            if child not in order:
-                order.append(child)
-                walk(child)
-
-    walk(None)
-    order += [s for s in parent if s not in order]  # a cycle of parents: shown flat
-    return order, parent
-
-
-def _depth(session: str, parent: Mapping[str, str | None]) -> int:
-    depth, seen, up = 0, {session}, parent.get(session)
-    while up is not None and up not in seen:
-        seen.add(up)
-        depth, up = depth + 1, parent.get(up)
-    return depth
-
-
-def _nesting_header(order: Sequence[str], parent: Mapping[str, str | None]) -> str:
+def _nesting_header(lanes: SessionSwimlanes) -> str:
     """A header row per depth: each session spans the lanes of its own sub-sessions, so a
     delegation is drawn inside the session that made it."""
-    depths = {s: _depth(s, parent) for s in order}
-    span = {}
-    for i, session in enumerate(order):
-        j = i + 1
-        while j < len(order) and depths[order[j]] > depths[session]:
-            j += 1
-        span[session] = (i, j)
     rows = []
-    for depth in range(max(depths.values(), default=0) + 1):
+    for depth in range(max((lane.depth for lane in lanes.lanes), default=0) + 1):
         cells = []
-        for session in order:
-            if depths[session] != depth:
+        for lane in lanes.lanes:
+            if lane.depth != depth:
                 continue
-            first, last = span[session]
-            up = parent.get(session)
+            up = lane.parent
             via = f"<span class=via>in {_e(up)}</span>" if up else ""
             cells.append(
-                f'<div class="lane-head d{min(depth, 4)}" data-session="{_e(session)}" '
-                f'style="grid-column: {first + 2} / {last + 2}">{_e(session)} {via}</div>'
+                f'<div class="lane-head d{min(depth, 4)}" data-session="{_e(lane.session)}" '
+                f'style="grid-column: {lane.start + 2} / {lane.end + 2}">{_e(lane.session)} {via}</div>'
             )
         rows.append(f'<div class="row head">{"".join(cells)}</div>')
     return "".join(rows)
@@ -568,9 +534,10 @@ def _event_ids(event: ev.SessionEvent) -> set[str]:
 
 
 def _session_timeline(result: ScenarioResult, reproduce: Sequence[str]) -> str:
-    trace: Sequence[ev.SessionEvent] = result.scenario.events  # type: ignore[assignment]
-    order, parent = _session_lanes(trace)
-    lane = {s: i for i, s in enumerate(order)}
+    scenario = result.scenario
+    assert isinstance(scenario, SessionScenario)
+    trace = scenario.events
+    lanes = session_swimlanes(trace)
     at = _violations_at(result)
     subjects = {s for v in result.violations for s in v.subject.split()}
     keep = _near((i for i in at if i >= 0), len(trace))
@@ -584,7 +551,7 @@ def _session_timeline(result: ScenarioResult, reproduce: Sequence[str]) -> str:
             or bool(subjects & _event_ids(event))
             or i in (0, len(trace) - 1)
         )
-        column = lane[event.session_id] + 2
+        column = lanes.lane_of(event.session_id) + 2
         classes = f"row k-{event.kind}" + (" marked" if marked else "")
         row = (
             f'<div class="{classes}"><i>{i}</i>{_cell(column)}<b>{event.kind}</b> '
@@ -594,9 +561,10 @@ def _session_timeline(result: ScenarioResult, reproduce: Sequence[str]) -> str:
             row += _callouts(result, at[i], repro)
         rows.append((eventful, row, event.kind))
     whole = _callouts(result, at.get(-1, ()), repro)
+    count = len(lanes.lanes)
     return (
-        f'<div class="timeline session" style="{_lanes_grid(len(order))}" data-lanes="{len(order)}">'
-        f"{whole}{_nesting_header(order, parent)}{''.join(_fold(rows))}</div>"
+        f'<div class="timeline session" style="{_lanes_grid(count)}" data-lanes="{count}">'
+        f"{whole}{_nesting_header(lanes)}{''.join(_fold(rows))}</div>"
     )
 
 
@@ -610,140 +578,103 @@ def _repro_line(reproduce: Sequence[str]) -> str:
 
 
 def _driver_timeline(result: ScenarioResult, reproduce: Sequence[str]) -> str:
-    run = result.driver_run
-    if run is None:
+    lanes = driver_swimlanes(result)
+    if lanes is None:
         return "<p class=note>The driver was not run far enough to draw its reads.</p>"
-    check = DriverTimeline(run)
-    turn = check.facts
-    events: Sequence[dv.TurnEvent] = result.scenario.events  # type: ignore[assignment]
-    calls = list(turn.calls)
-    known = {c.id for c in calls}
-    extra = list(
-        dict.fromkeys(
-            o.id
-            for o, _ in check.run.outputs
-            if isinstance(o, dv.ToolCallOut) and o.id not in known
-        )
-    )
-    lanes = ["wire", "text", *(f"call {c.name} {c.id}" for c in calls)]
-    lanes += [f"emitted call {i} (not in the turn)" for i in extra]
-    lanes.append("turn end")
-    call_lane = {c.id: 2 + n for n, c in enumerate(calls)}
-    call_lane.update({i: 2 + len(calls) + n for n, i in enumerate(extra)})
-    end_lane = len(lanes) - 1
-    chunks = run.chunks
-    count = len(chunks)
-
-    # what each read tells of the turn: the events up to the running maximum of the origins
-    told: list[range] = []
-    high = -1
-    for chunk in chunks:
-        top = max(high, chunk.origin if chunk.carries else -1)
-        told.append(range(high + 1, top + 1))
-        high = top
-    marks: dict[tuple[int, int], list[str]] = {}  # (read, lane) -> notes
-
-    def mark(read: int, lane_no: int, note: str) -> None:
-        marks.setdefault((read, lane_no), []).append(note)
-
-    for n, events_told in enumerate(told, start=1):
-        texts = [t.text for t in (events[e] for e in events_told) if isinstance(t, dv.TextDelta)]
-        if texts:
-            mark(n, 1, f"arrives {_short(repr(''.join(texts)), 28)}")
-        for e in events_told:
-            event = events[e]
-            if isinstance(event, dv.CycleDelta):
-                mark(n, end_lane, f"stop_reason {event.stop_reason}")
-            elif isinstance(event, dv.CycleStop):
-                mark(
-                    n,
-                    end_lane,
-                    "message_stop" + (" (ends the turn)" if e == turn.final_stop else ""),
-                )
-    for call in calls:
-        lane_no = call_lane[call.id]
-        for e in range(call.start, min(call.complete, len(events) - 1) + 1):
-            event = events[e]
-            n = check.chunk_of(e) + 1
-            if e == call.start:
-                mark(n, lane_no, "starts")
-            elif isinstance(event, dv.ArgumentsDelta) and event.index == call.index:
-                mark(n, lane_no, f"fragment {_short(repr(event.fragment), 24)}")
-        mark(check.chunk_of(call.complete) + 1, lane_no, "<complete>")
-        due = check.due(call)
-        if due != check.chunk_of(call.complete) + 1:
-            mark(due, lane_no, "<due>")
-    for output, reads in check.run.outputs:
-        n = max(reads, 1)
-        if isinstance(output, dv.TextOut):
-            mark(n, 1, f"<emitted> {_short(repr(output.text), 28)}")
-        elif isinstance(output, dv.ToolCallOut):
-            valid = "valid" if output.valid else "invalid"
-            mark(n, call_lane[output.id], f"<emitted> {valid} {_short(output.arguments, 24)}")
-        elif isinstance(output, dv.TurnEnd):
-            mark(n, end_lane, f"<emitted> turn_end {output.stop_reason}")
-        else:
-            mark(n, end_lane, f"<refused> {_short(output.reason, 40)}")
-    if run.raised is not None:
-        mark(max(run.reads, 1), end_lane, f"<raised> {_short(run.raised, 40)}")
-
+    stop, cancel, count = lanes.stop, lanes.cancel, len(lanes.reads)
+    notes = {
+        cell: [_mark_note(mark, lanes.final_stop) for mark in marks]
+        for cell, marks in lanes.cells().items()
+    }
     at: dict[int, list[Violation]] = {}
-    for v in result.violations:
-        read = check.chunk_of(v.event_index) + 1 if v.event_index >= 0 else -1
-        at.setdefault(min(read, count), []).append(v)
+    for read, v in lanes.violations:
+        at.setdefault(read, []).append(v)
     keep = _near((r - 1 for r in at if r > 0), count)
     repro = _repro_line(reproduce)
     rows: list[tuple[bool, str, str]] = []
-    for n, chunk in enumerate(chunks, start=1):
-        kind = _chunk_kind(chunk, [events[e] for e in told[n - 1]])
+    for line in lanes.reads:
+        n, chunk = line.number, line.chunk
+        kind = _chunk_kind(line)
         whole = _e(_short(_chunk_text(chunk, None), 2000))
         cells = [
             f"<span class='c2 wire' title=\"{whole}\"><b>{_e(kind)}</b> "
             f"{_e(_chunk_text(chunk))}</span>"
         ]
         notable = False
-        for lane_no in range(1, len(lanes)):
-            notes = marks.get((n, lane_no))
-            if not notes:
+        for lane_no in range(1, len(lanes.lanes)):
+            noted = notes.get((n, lane_no))
+            if not noted:
                 continue
-            notable = notable or any(note.startswith("<") or "stop" in note for note in notes)
+            notable = notable or any(note.startswith("<") or "stop" in note for note in noted)
             cells.append(
-                f"{_cell(lane_no + 2, _note_classes(notes))}"
-                f"{'<br>'.join(_note(note) for note in notes)}</span>"
+                f"{_cell(lane_no + 2, _note_classes(noted))}"
+                f"{'<br>'.join(_note(note) for note in noted)}</span>"
             )
-        classes = "row" + (" marked" if n in at else "") + (" unread" if n > run.reads else "")
+        classes = "row" + (" marked" if n in at else "") + (" unread" if n > stop.after else "")
         row = f'<div class="{classes}"><i>{n}</i>{"".join(cells)}</div>'
         if n in at:
             row += _callouts(result, at[n], repro)
-        if n == run.reads:
-            row += _stop_line(run, count)
-        if run.cancel_after is not None and n == run.cancel_after:
+        if n == stop.after:
+            row += _stop_line(stop)
+        if cancel is not None and n == cancel.after:
             row += (
                 f"<div class='line cancel'>the read after chunk {n} is cancelled"
-                f"{' (the driver asked for it)' if run.cancelled else ''}</div>"
+                f"{' (the driver asked for it)' if cancel.ended_the_driver else ''}</div>"
             )
-        eventful = notable or n - 1 in keep or n in (1, count, run.reads)
+        eventful = notable or n - 1 in keep or n in (1, count, stop.after)
         rows.append((eventful, row, kind or "framing"))
     head = "".join(
-        f'<div class="lane-head d{0 if i == 0 else 1}" style="grid-column:{i + 2}">{_e(name)}</div>'
-        for i, name in enumerate(lanes)
+        f'<div class="lane-head d{0 if i == 0 else 1}" style="grid-column:{i + 2}">'
+        f"{_e(lane.name)}</div>"
+        for i, lane in enumerate(lanes.lanes)
     )
     before = ""
-    if run.reads == 0:
-        before = _stop_line(run, count)
+    if stop.after == 0:
+        before = _stop_line(stop)
     whole = _callouts(result, at.get(-1, ()), repro)
+    width = len(lanes.lanes)
     return (
-        f'<div class="timeline driver" style="{_lanes_grid(len(lanes))}" data-lanes="{len(lanes)}">'
-        f"<p class=note>{_e(run.dialect)}, {count} reads, emits calls {_e(run.contract)}</p>"
+        f'<div class="timeline driver" style="{_lanes_grid(width)}" data-lanes="{width}">'
+        f"<p class=note>{_e(lanes.dialect)}, {count} reads, emits calls {_e(lanes.contract)}</p>"
         f'{whole}<div class="row head">{head}</div>{before}{"".join(_fold(rows))}</div>'
     )
 
 
-def _stop_line(run: Any, count: int) -> str:
-    more = ", then asked for more" if run.overread else ""
+def _mark_note(mark: Mark, final_stop: int) -> str:
+    """A mark as its cell says it; ``<word>`` first for what the driver did (and where a call
+    was complete or due), which ``_note`` draws as a highlighted word."""
+    kind, output = mark.kind, mark.output
+    if kind == "arrives":
+        return f"arrives {_short(repr(mark.text), 28)}"
+    if kind == "stop_reason":
+        return f"stop_reason {mark.text}"
+    if kind == "message_stop":
+        return "message_stop" + (" (ends the turn)" if mark.event == final_stop else "")
+    if kind == "starts":
+        return "starts"
+    if kind == "fragment":
+        return f"fragment {_short(repr(mark.text), 24)}"
+    if kind in ("complete", "due"):
+        return f"<{kind}>"
+    if kind == "raised":
+        return f"<raised> {_short(mark.text, 40)}"
+    # emitted or refused: the output says what
+    if isinstance(output, dv.TextOut):
+        return f"<emitted> {_short(repr(output.text), 28)}"
+    if isinstance(output, dv.ToolCallOut):
+        valid = "valid" if output.valid else "invalid"
+        return f"<emitted> {valid} {_short(output.arguments, 24)}"
+    if isinstance(output, dv.TurnEnd):
+        return f"<emitted> turn_end {output.stop_reason}"
+    assert isinstance(output, dv.Refusal), mark
+    return f"<refused> {_short(output.reason, 40)}"
+
+
+def _stop_line(stop: Stop) -> str:
+    more = ", then asked for more" if stop.asked_for_more else ""
     return (
-        f"<div class='line stop'>reading stopped after chunk {run.reads} of {count}{more}"
-        f"{'; the stream was closed' if run.upstream_closed else ''}</div>"
+        f"<div class='line stop'>reading stopped after chunk {stop.after} of {stop.of}{more}"
+        f"{'; the stream was closed' if stop.closed else ''}</div>"
     )
 
 
@@ -759,11 +690,11 @@ def _note_classes(notes: Sequence[str]) -> str:
     return "".join(f" has-{w}" for w in sorted(words))
 
 
-def _chunk_kind(chunk: dv.Read, told: Sequence[dv.TurnEvent]) -> str:
+def _chunk_kind(read: ReadRow) -> str:
     """What a read tells of the turn for the first time (a ping or a keep-alive: nothing)."""
-    kinds = " ".join(dict.fromkeys(event.kind for event in told))
-    if isinstance(chunk, dv.ByteRead):
-        return f"{len(chunk.data)} bytes {kinds}".rstrip()
+    kinds = " ".join(read.kinds)
+    if isinstance(read.chunk, dv.ByteRead):
+        return f"{len(read.chunk.data)} bytes {kinds}".rstrip()
     return kinds
 
 

@@ -1,8 +1,8 @@
 """When things happen in one driver run, as the driver rules ask it: the counterpart of
-``session_ledger.py``. ``DriverTimeline`` answers, in reads, which read tells the turn up to an
-event, when a call is due, which reads carry content; the calls a stream gives no id are
-matched to the driver's first (``_Unnamed``). Arguments compare as JSON values
-(``same_arguments``)."""
+``session_ledger.py``. ``DriverTimeline`` answers in reads: which read tells the turn up to an
+event, when a call is due, which reads carry content. First, the turn's calls that the stream
+gives no id are named, and the driver's calls matched to them (``_without_missing_ids``,
+``_Unnamed``). Arguments compare as JSON values (``same_arguments``)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from harness.model.driver import turn_facts
 from harness.replay import replay
 from harness.replay._watchdog import Progress
 from harness.replay.driver import DriverReplay, SyncSource
-from harness.rules.driver import DriverCheck
+from harness.rules.driver_timing import DriverTimeline
 from harness.rules.registry import rules_for
 from harness.scenario import DriverScenario, load_scenario, parse_scenario
 
@@ -118,7 +118,7 @@ def phases(scenario: DriverScenario, adapter: str) -> Phases:
         return out
     run = result.driver_run  # the run the replay's rules saw, timed again rule by rule
     _, expect = _cpu(lambda: turn_facts(scenario.turn))
-    check, derive = _cpu(lambda: DriverCheck(run))
+    check, derive = _cpu(lambda: DriverTimeline(run))
     out.rules["(expectations)"] = expect + derive
     for rule in rules_for("driver"):
         start = time.process_time()

@@ -23,7 +23,7 @@ from harness.adapters.registry import AdapterInfo
 from harness.model.driver import DriverOutput, Refusal, ToolCallOut, TurnEnd
 from harness.replay import ScenarioResult, replay
 from harness.report import render_violations
-from harness.rules.driver import same_arguments
+from harness.rules.driver_timing import same_arguments
 from harness.scenario import DriverScenario, Scenario, load_scenario
 from tests.scenarios_for_tests import library_driver as library
 from tests.scenarios_for_tests import parse_driver

@@ -24,15 +24,11 @@ from harness.model.driver import (
     TurnFacts,
     WireChunk,
 )
+from harness.model.driver_run import DriverRun
 from harness.replay import replay
 from harness.replay._watchdog import Hung, Progress, run_guarded
-from harness.rules.driver import (
-    DriverCheck,
-    DriverRun,
-    _Merges,
-    _Unnamed,
-    same_arguments,
-)
+from harness.rules.driver import _Merges
+from harness.rules.driver_timing import DriverTimeline, _Unnamed, same_arguments
 from harness.scenario import DriverScenario, load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -161,7 +157,7 @@ def content_reads(run: DriverRun, after: int, until: int) -> list[int]:
 @settings(max_examples=300, deadline=None)
 @given(runs())
 def test_content_reads_are_counted_as_walking_the_reads_counts_them(run):
-    check = DriverCheck(run)
+    check = DriverTimeline(run)
     for after in range(-1, len(run.chunks) + 2):
         for until in range(-1, len(run.chunks) + 2):
             walked = content_reads(run, after, until)

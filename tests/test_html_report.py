@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import harness.report
 from harness.adapters.registry import resolve_adapter
 from harness.cli import main
 from harness.html_report import FOLD_AT, render_report, write_report
@@ -142,6 +143,15 @@ def test_the_document_is_self_contained():
     assert "<style>" in document and "<script>" in document
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(", document)
     assert "http://" not in document and "https://" not in document
+
+
+def test_the_styles_and_the_script_are_the_asset_files_inline():
+    assets = Path(harness.report.__file__).parent / "assets"
+    css = (assets / "report.css").read_text(encoding="utf-8")
+    js = (assets / "report.js").read_text(encoding="utf-8")
+    document = _report(*DRIVER)
+    assert f"<style>\n{css}.c2{{grid-column:2}}" in document
+    assert f"<script>\n{js}</script>" in document
 
 
 def test_the_summary_lists_rules_and_scenarios_and_a_matrix_when_several_adapters_ran():

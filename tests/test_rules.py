@@ -12,7 +12,7 @@ from harness.model.observation import Notification
 from harness.replay.session import prepare
 from harness.rules import registry
 from harness.rules.registry import Finding, Violation, rule
-from harness.rules.session import SessionCheck
+from harness.rules.session import SessionFacts
 from harness.scenario import SessionScenario, load_all
 from tests.scenarios_for_tests import LIBRARY
 
@@ -134,7 +134,7 @@ def _notifications_rules_findings(wrong: bool) -> tuple[int, int]:
             notes = [Notification(s, call, name, status) for s, call, status, name in expected]
             if wrong:
                 notes.append(Notification("main", "toolu_nobody_selected", "x", "using"))
-            context = SessionCheck(prepared.ledger, scenario.trace, checkpoint, tuple(notes), None)
+            context = SessionFacts(prepared.ledger, scenario.trace, checkpoint, tuple(notes), None)
             assert context.notifications_as_expected is not wrong
             looked += 1
             found += sum(len(list(r.check(context))) for r in light)

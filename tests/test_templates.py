@@ -74,8 +74,8 @@ def _table_column(heading: str) -> list[str]:
 def test_the_doc_names_every_dialect_stop_reason_contract_and_read_mode():
     from harness.codecs import dialects
     from harness.model.driver import STOP_REASONS
+    from harness.model.driver_run import CONTRACTS
     from harness.replay.driver import READS
-    from harness.rules.driver import CONTRACTS
 
     assert _table_column("### What a chunk is") == list(dialects())
     assert sorted(_table_column("### When a call is complete")) == sorted(dialects())

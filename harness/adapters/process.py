@@ -56,8 +56,8 @@ from typing import Any
 
 from harness._errors import AdapterError, UsageError
 from harness.model.driver import DriverOutput, MalformedOutput, coerce_output
+from harness.model.driver_run import CONTRACTS
 from harness.model.session import SessionEvent, event_to_json
-from harness.rules.driver import CONTRACTS
 
 #: the protocols the harness speaks, newest last
 PROTOCOLS = (1, 2)

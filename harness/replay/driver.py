@@ -30,8 +30,9 @@ from harness.model.driver import (
     coerce_output,
     turn_facts,
 )
+from harness.model.driver_run import CONTRACTS, DriverRun, declared_contract
 from harness.replay._watchdog import Progress
-from harness.rules.driver import CONTRACTS, DriverCheck, DriverRun, declared_contract
+from harness.rules.driver_timing import DriverTimeline
 from harness.rules.registry import Rule, Violation
 from harness.scenario import DriverScenario
 from harness.wire.chunking import body_of, byte_chunks, default_cuts
@@ -229,7 +230,7 @@ class DriverReplay:
                 codec.name, tuple(output for output, _ in outputs), raised
             )
             self.driver_run = run
-            context = DriverCheck(run)
+            context = DriverTimeline(run)
             for rule in self.rules:
                 for violation in rule.check(context):
                     self.found.setdefault(

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from harness.model.driver import DriverObservation
+from harness.model.driver_run import DriverRun
 from harness.model.observation import Observation
-from harness.rules.driver import DriverRun
 from harness.rules.history import StoredSession
 from harness.rules.registry import Violation
 from harness.scenario import Scenario

@@ -29,7 +29,7 @@ from harness.model.observation import (
 from harness.model.trace import Trace
 from harness.replay._watchdog import Progress
 from harness.rules.registry import Rule, Violation
-from harness.rules.session import ObservationPoint, SessionCheck, notifications_as_expected
+from harness.rules.session import ObservationPoint, SessionFacts, notifications_as_expected
 from harness.rules.session_ledger import SessionLedger
 from harness.scenario import Expectation, SessionScenario
 
@@ -323,7 +323,7 @@ class SessionReplay:
             self.observation = Observation(notes, transcript)
         if not checkpoint.full and notifications_as_expected(self.ledger, checkpoint.index, notes):
             return  # what a notifications rule may find is a notification not as expected
-        context = SessionCheck(self.ledger, self.trace, checkpoint, notes, transcript)
+        context = SessionFacts(self.ledger, self.trace, checkpoint, notes, transcript)
         for rule in self.rules if checkpoint.full else self.light_rules:
             for violation in rule.check(context):
                 self.found.setdefault(

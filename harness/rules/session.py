@@ -39,8 +39,11 @@ class ObservationPoint:
     resumed_session: str | None = None
 
 
-class SessionCheck:
-    """Everything a session rule may look at for one checkpoint (after event ``c``)."""
+class SessionFacts:
+    """The facts about one checkpoint (after event ``c``) that the session rules read: the
+    ledger's expectations as of ``c``, the notifications and (at a full checkpoint) the
+    transcript the adapter showed, and what follows from comparing them. The history rules
+    read their own counterpart, ``harness.rules.history.HistoryCheck``."""
 
     def __init__(
         self,
@@ -179,7 +182,7 @@ def _notes(notes: Sequence[Notification]) -> str:
 # -- notifications ---------------------------------------------------------------------------
 
 
-def _others(c: SessionCheck, record: CallRecord) -> set[str]:
+def _others(c: SessionFacts, record: CallRecord) -> set[str]:
     return c.ledger.sessions_using(record.call_id, c.c) - {record.session_id}
 
 
@@ -190,7 +193,7 @@ def _others(c: SessionCheck, record: CallRecord) -> set[str]:
     source=f"{SEED_000}, problem 1",
     statement="A tool call's identity is (session id, tool call id); the same id in two sessions never collides.",
 )
-def session_keyed_tracking(c: SessionCheck) -> Iterator[Finding]:
+def session_keyed_tracking(c: SessionFacts) -> Iterator[Finding]:
     if c.notifications_as_expected:
         return
     shown = {(n.session_id, n.tool_call_id) for n in c.notifications}
@@ -227,7 +230,7 @@ def session_keyed_tracking(c: SessionCheck) -> Iterator[Finding]:
         "matched by (session, id) however many events come in between."
     ),
 )
-def notification_lifecycle(c: SessionCheck) -> Iterator[Finding]:
+def notification_lifecycle(c: SessionFacts) -> Iterator[Finding]:
     if c.notifications_as_expected:
         return
     seen: set[Key] = set()
@@ -286,7 +289,7 @@ def notification_lifecycle(c: SessionCheck) -> Iterator[Finding]:
             )
 
 
-def _leftovers(c: SessionCheck, reason: str, what: str) -> Iterator[Finding]:
+def _leftovers(c: SessionFacts, reason: str, what: str) -> Iterator[Finding]:
     if c.notifications_as_expected:
         return
     for note in c.notifications:
@@ -309,7 +312,7 @@ def _leftovers(c: SessionCheck, reason: str, what: str) -> Iterator[Finding]:
     source=f"{SEED_000}, problem 2",
     statement="Once a session's interaction ends, no notification of that session remains.",
 )
-def cleanup_interaction_end(c: SessionCheck) -> Iterator[Finding]:
+def cleanup_interaction_end(c: SessionFacts) -> Iterator[Finding]:
     return _leftovers(c, "interaction_end", "its session's interaction ended")
 
 
@@ -320,7 +323,7 @@ def cleanup_interaction_end(c: SessionCheck) -> Iterator[Finding]:
     source=f"{SEED_000}, problem 3",
     statement="Once the user's turn starts, no notification remains in any session.",
 )
-def cleanup_user_turn(c: SessionCheck) -> Iterator[Finding]:
+def cleanup_user_turn(c: SessionFacts) -> Iterator[Finding]:
     return _leftovers(c, "user_turn", "the user's turn started")
 
 
@@ -330,7 +333,7 @@ def cleanup_user_turn(c: SessionCheck) -> Iterator[Finding]:
     source=f"{SEED_000}, Q1",
     statement="A tool whose completion never arrives is cleared by the safety nets and never shows a result.",
 )
-def lost_completion(c: SessionCheck) -> Iterator[Finding]:
+def lost_completion(c: SessionFacts) -> Iterator[Finding]:
     if c.attachments_as_expected:
         return
     for key, places in c.attached.items():
@@ -363,7 +366,7 @@ def lost_completion(c: SessionCheck) -> Iterator[Finding]:
 
 
 def _check_attachment(
-    c: SessionCheck, record: CallRecord, host: str | None, why: str
+    c: SessionFacts, record: CallRecord, host: str | None, why: str
 ) -> Iterator[Finding]:
     places = c.attached.get((record.session_id, record.call_id), [])
     hosts = [p[0] for p in places]
@@ -405,7 +408,7 @@ def _check_attachment(
         "session before it, in the same interaction, and that message is reported updated."
     ),
 )
-def backward_attachment(c: SessionCheck) -> Iterator[Finding]:
+def backward_attachment(c: SessionFacts) -> Iterator[Finding]:
     updated = {(u.session_id, u.message_id) for u in c.transcript.updates}
     placed = c.attachments_as_expected
     if placed and c.ledger.placements_at(c.c).updated <= updated:
@@ -447,7 +450,7 @@ def backward_attachment(c: SessionCheck) -> Iterator[Finding]:
         "are held and attached to the next assistant or thought message of that session."
     ),
 )
-def forward_attachment(c: SessionCheck) -> Iterator[Finding]:
+def forward_attachment(c: SessionFacts) -> Iterator[Finding]:
     if c.attachments_as_expected:
         return
     for record in c.completed_calls():
@@ -485,7 +488,7 @@ _HOSTS_NAMED = 5
     source=f"{SEED_000}, problem 4",
     statement="Each completed tool call appears on exactly one message; later messages never inherit earlier calls.",
 )
-def exactly_once(c: SessionCheck) -> Iterator[Finding]:
+def exactly_once(c: SessionFacts) -> Iterator[Finding]:
     if c.attachments_as_expected:
         return
     for key, places in c.attached.items():
@@ -528,7 +531,7 @@ def _project(m: Message) -> tuple[object, ...]:
         "tool calls and results matched by id, as the live stream did."
     ),
 )
-def resume_equivalence(c: SessionCheck) -> Iterator[Finding]:
+def resume_equivalence(c: SessionFacts) -> Iterator[Finding]:
     session_id = c.checkpoint.resumed_session
     if session_id is None:
         return
@@ -566,7 +569,7 @@ def resume_equivalence(c: SessionCheck) -> Iterator[Finding]:
         "the one they built), and parts after it accumulate afresh."
     ),
 )
-def streamed_tool_results(c: SessionCheck) -> Iterator[Finding]:
+def streamed_tool_results(c: SessionFacts) -> Iterator[Finding]:
     for (session_id, call_id), record in c.ledger.streams.items():
         live = record.state_at(c.c)
         if live is None:
@@ -633,7 +636,7 @@ def _stream_problems(
         "delegation tool's own result."
     ),
 )
-def subsession_isolation(c: SessionCheck) -> Iterator[Finding]:
+def subsession_isolation(c: SessionFacts) -> Iterator[Finding]:
     ledger = c.ledger
     placed = c.attachments_as_expected
     for session_id, view in c.transcript.sessions.items():
@@ -674,7 +677,7 @@ def subsession_isolation(c: SessionCheck) -> Iterator[Finding]:
                     )
 
 
-def _foreign_message(c: SessionCheck, session_id: str, message: Message) -> Iterator[Finding]:
+def _foreign_message(c: SessionFacts, session_id: str, message: Message) -> Iterator[Finding]:
     message_id = message.message_id or ""
     for owner in c.ledger.message_owners.get(message_id, ()):
         record = c.ledger.messages[(owner, message_id)]

@@ -10,8 +10,8 @@ import pytest
 
 from harness.adapters.libs import LIBRARIES, Library
 from harness.adapters.registry import resolve_adapter
+from harness.model.driver_run import declared_contract
 from harness.replay import replay
-from harness.rules.driver import declared_contract
 from harness.scenario import load_scenario
 
 DRIVER = Path(__file__).resolve().parents[2] / "scenarios" / "driver"

@@ -8,7 +8,6 @@ the commands that replay exactly one case.
 from __future__ import annotations
 
 import difflib
-import functools
 import re
 import shlex
 from collections.abc import Iterable, Sequence
@@ -16,10 +15,11 @@ from typing import Any
 
 from harness.codecs.registry import registered
 from harness.library import command_line_path
-from harness.model.driver import ByteRead, Read, TurnEvent, turn_event_to_json
+from harness.model.driver import Read, TurnEvent, turn_event_to_json
 from harness.model.history import Block, TextBlock, ThinkingBlock, ToolUseBlock
 from harness.model.observation import Message, Observation
 from harness.replay.result import ScenarioResult
+from harness.results.compare import reference_result
 from harness.rules.registry import Violation
 from harness.scenario import DriverScenario, Scenario
 
@@ -207,41 +207,6 @@ def render_violations(result: ScenarioResult, *, limit: int = MAX_VIOLATIONS_SHO
 
 #: diff lines shown under a failure; the rest are counted
 MAX_DIFF_LINES = 40
-
-
-def reference_for(result: ScenarioResult) -> str | None:
-    """The bundled reference consumer whose view of the result's case is the expected one: the
-    layer's, or for a driver the reference of the dialect the case ran in (reading bytes if the
-    adapter did); None where there is none."""
-    from harness.adapters.registry import BUNDLED
-
-    run = result.driver_run
-    if result.scenario.layer != "driver":
-        name = f"{result.scenario.layer}-reference"
-    elif run is None:
-        return None
-    elif any(isinstance(c, ByteRead) for c in run.chunks):
-        name = f"driver-{run.dialect}-bytes-reference"
-    else:
-        name = f"driver-{run.dialect}-reference"
-    return name if name in BUNDLED else None
-
-
-def reference_result(result: ScenarioResult) -> ScenarioResult | None:
-    """The same case replayed through its reference consumer (None: no reference, the adapter
-    is the reference, or the reference errs)."""
-    name = reference_for(result)
-    if name is None or name == result.adapter:
-        return None
-    return _replayed(result.scenario, name)
-
-
-@functools.lru_cache(maxsize=32)  # the text and the HTML report of one failure ask alike
-def _replayed(scenario: Scenario, adapter: str) -> ScenarioResult | None:
-    from harness.replay import replay
-
-    reference = replay(scenario, adapter)
-    return None if reference.status == "error" else reference
 
 
 def expected_diff(result: ScenarioResult) -> list[str]:

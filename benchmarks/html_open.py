@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from harness.adapters.registry import resolve_adapter
-from harness.html_report import write_report
+from harness.report.html import write_report
 from harness.library import library_path
 from harness.replay import replay
 from harness.replay.cases import cases_for

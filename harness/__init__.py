@@ -14,6 +14,7 @@ from harness._errors import (
     ScenarioError,
     UsageError,
 )
+from harness._registry import Registry as _Registry
 from harness.adapters import BUNDLED, AdapterInfo, ReferenceSessionConsumer, resolve_adapter
 from harness.adapters.protocol import (
     AsyncDriverAdapter,
@@ -51,10 +52,17 @@ from harness.model.observation import (
     ToolStream,
     Transcript,
 )
-from harness.replay import DEFAULT_TIMEOUT, ScenarioResult, replay
-from harness.rules import RULES, Rule, Violation
+from harness.replay import DEFAULT_TIMEOUT, ScenarioResult, cases_to_run, replay, run_cases
+from harness.rules import RULES, Finding, Rule, Violation, rule
+from harness.rules.driver_timing import DriverTimeline
+from harness.rules.history import HistoryFacts
+from harness.rules.session import SessionFacts
 from harness.scenario import MAX_EVENTS, Scenario, discover, load_all, load_scenario, parse_scenario
 from harness.wire import WireError
+
+#: everything registered inside ``with scoped_registrations():`` (rules, codecs, session steps)
+#: is forgotten when the block ends, so a test's registrations do not leak into the next test
+scoped_registrations = _Registry.scoped
 
 __all__ = [
     "BUNDLED",
@@ -77,8 +85,11 @@ __all__ = [
     "CycleStop",
     "DriverAdapter",
     "DriverOutput",
+    "DriverTimeline",
+    "Finding",
     "HarnessError",
     "HistoryAdapter",
+    "HistoryFacts",
     "Message",
     "MessageUpdate",
     "Notification",
@@ -91,6 +102,7 @@ __all__ = [
     "ScenarioError",
     "ScenarioResult",
     "SessionAdapter",
+    "SessionFacts",
     "SessionView",
     "TextDelta",
     "TextOut",
@@ -104,6 +116,7 @@ __all__ = [
     "Violation",
     "WireChunk",
     "WireError",
+    "cases_to_run",
     "discover",
     "load_all",
     "load_scenario",
@@ -111,5 +124,8 @@ __all__ = [
     "register_codec",
     "replay",
     "resolve_adapter",
+    "rule",
+    "run_cases",
+    "scoped_registrations",
     "unregister_codec",
 ]

@@ -256,7 +256,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print(render_table(results, times=args.verbose))
     if args.html:
-        from harness.html_report import write_report
+        from harness.report.html import write_report
 
         write_report(args.html, results, adapter=args.adapter)
     if any(r.status in ("fail", "error") for r in results):
@@ -517,7 +517,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             libraries = render_libraries(scenarios)
     print(render_matrix(rows))
     if args.html:
-        from harness.html_report import write_report
+        from harness.report.html import write_report
 
         results = [r for row in rows for r in row.results]
         write_report(args.html, results, title="harness demo", per_adapter=(1, 5))

@@ -19,9 +19,9 @@ from typing import Literal
 from harness.adapters.libs import LIBRARIES, Library, install_hint
 from harness.adapters.libs.explanations import EXPLANATIONS
 from harness.adapters.registry import resolve_adapter
+from harness.model.driver_run import declared_contract
 from harness.replay import run_cases
 from harness.replay.result import ScenarioResult
-from harness.rules.driver import declared_contract
 from harness.scenario import Scenario
 
 #: how many violation messages a generic explanation quotes

@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from harness import pytest_recordings
 from harness._errors import ConformanceFailure, ScenarioError, UsageError
 from harness.library import LIBRARY_PREFIX
 from harness.replay import ScenarioResult
+from harness.report import recordings as pytest_recordings
 from harness.scenario import Scenario
 
 #: recording provider traffic (the harness_record marker, --record-mode)
@@ -481,7 +481,7 @@ def harness_snapshot(snapshot: Any) -> Any:
 
     assert replay(scenario, adapter).observation == harness_snapshot
     """
-    from harness.snapshot import ScenarioSnapshotExtension
+    from harness.report.snapshot import ScenarioSnapshotExtension
 
     return snapshot.use_extension(ScenarioSnapshotExtension)
 
@@ -495,8 +495,8 @@ def pytest_runtest_makereport(
     if result is not None and report.when == "call":
         report.user_properties.append(("harness_rules", json.dumps(result.rule_statuses)))
         if item.config.getoption("harness_html", None):
-            from harness.html_report import result_piece
             from harness.report import reproduce_commands
+            from harness.report.html import result_piece
 
             results, named, given = item.stash[_RESULTS]
             drawn = item.config.stash.setdefault(_DRAWN, set())
@@ -520,7 +520,7 @@ class HtmlReport:
         self.pieces += [str(v) for name, v in report.user_properties if name == "harness_html"]
 
     def pytest_sessionfinish(self) -> None:
-        from harness.html_report import document_from_pieces
+        from harness.report.html import document_from_pieces
 
         self.path.write_text(document_from_pieces(self.pieces), encoding="utf-8")
 

@@ -17,39 +17,50 @@ PACKAGE = Path(__file__).resolve().parent.parent / "harness"
 #: bottom to top, as in ARCHITECTURE.md: the rooms of the house, each named, with the modules in
 #: it; a module belongs to the first entry its name starts with
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundations", ("harness._errors", "harness._yaml", "harness._files", "harness._progress")),
+    (
+        "foundations",
+        (
+            "harness._errors",
+            "harness._registry",
+            "harness._yaml",
+            "harness._files",
+            "harness._progress",
+            "harness.library",
+        ),
+    ),
     ("model", ("harness.model",)),
     ("wire and history", ("harness.wire", "harness.history")),
-    ("codecs and rules", ("harness.codecs", "harness.rules")),
+    # one replay's violations, grouped under their root cause, sit with the rules they rank
+    ("codecs and rules", ("harness.codecs", "harness.rules", "harness.results.attribution")),
     ("scenarios", ("harness.scenario",)),
     ("adapters and strategies", ("harness.adapters", "harness.strategies")),
     ("replay", ("harness.replay",)),
-    # what a run produced, apart from how it is drawn
+    # what a run produced, apart from how it is drawn: causes, baselines, the comparison
     ("results", ("harness.results",)),
+    ("report", ("harness.report",)),
+    # the stand-in provider: a scenario, a cassette or a body served over HTTP
+    ("stand-in", ("harness.standin",)),
     (
         "tools",
         (
-            "harness.library",
             "harness.bench",
             "harness.bench_driver",
             "harness.demo",
             "harness.matrix",
             "harness.explore",
             "harness.coverage",
-            "harness.serve",
             "harness.wirereplay",
             "harness.convert",
             "harness.record",
         ),
     ),
-    # above the tools only for harness.library (a path helper that imports nothing of ours)
-    ("report", ("harness.report",)),
     (
         "shells",
         (
             "harness.cli",
             "harness.pytest_plugin",
-            # where report/ modules were, re-exporting them for the shells and users
+            # where moved modules were, re-exporting them for the shells and users
+            "harness.serve",
             "harness.snapshot",
             "harness.html_report",
             "harness.pytest_recordings",

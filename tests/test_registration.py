@@ -29,7 +29,7 @@ def test_each_table_refuses_a_name_twice_with_a_usage_error() -> None:
         with pytest.raises(UsageError, match="a rule named 'backward-attachment' is already"):
             rule("backward-attachment", layer="session", statement="s", source="s")(lambda c: ())
         with pytest.raises(UsageError, match="a session step named 'message_start' is already"):
-            session_step("message_start")(lambda r, f: None)
+            session_step("message_start")(lambda r, f: [])
         with pytest.raises(UsageError, match="a codec for the dialect 'anthropic' is already"):
             register_codec(AnthropicCodec())
         assert "driver-mutant-anthropic-lenient-json" in BUNDLED  # its module loaded
@@ -48,7 +48,7 @@ def test_a_scope_forgets_what_was_registered_in_it_even_when_it_raises() -> None
 
     with pytest.raises(RuntimeError), Registry.scoped():
         rule("scoped-rule", layer="session", statement="s", source="s")(lambda c: ())
-        session_step("scoped_step")(lambda r, f: None)
+        session_step("scoped_step")(lambda r, f: [])
         register_codec(Renamed())
         assert "scoped-rule" in RULES and "anthropic-scoped" in dialects()
         raise RuntimeError

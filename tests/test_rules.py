@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import pytest
 
 from harness._errors import UsageError
 from harness._registry import Registry
-from harness.model.observation import Notification
+from harness.model.observation import Notification, NotificationStatus
 from harness.replay.session import prepare
+from harness.results.attribution import attribute_causes
 from harness.rules import registry
 from harness.rules.registry import Finding, Violation, rule
 from harness.rules.session import SessionFacts
@@ -18,7 +20,7 @@ from tests.scenarios_for_tests import LIBRARY
 
 
 @pytest.fixture
-def empty_registry() -> Iterator[Registry[registry.Rule]]:
+def empty_registry() -> Iterator[Registry[registry.Rule[object]]]:
     """No rule registered, for the test; every bundled rule again after it."""
     with Registry.scoped():
         registry.RULES.clear()
@@ -69,7 +71,7 @@ def test_violations_about_one_call_follow_the_most_fundamental_one(empty_registr
         Violation("order", 12, "order differs"),
         Violation("turn", 12, "read past the end"),
     ]
-    grouped = registry.attribute_causes(found)
+    grouped = attribute_causes(found)
     root = ("merged", 6)
     assert [(v.rule, v.event_index, v.cause) for v in grouped] == [
         ("merged", 6, None),
@@ -83,7 +85,7 @@ def test_violations_about_one_call_follow_the_most_fundamental_one(empty_registr
 
 def test_a_derived_violation_alone_is_its_own_root(empty_registry):
     _register("order", 80, derived=True)
-    (only,) = registry.attribute_causes([Violation("order", 3, "order differs")])
+    (only,) = attribute_causes([Violation("order", 3, "order differs")])
     assert only.cause is None
 
 
@@ -92,7 +94,7 @@ def test_roots_that_share_a_call_follow_one_chain_to_the_best_root(empty_registr
     _register("a", 10)
     _register("b", 20)
     _register("c", 30)
-    grouped = registry.attribute_causes(
+    grouped = attribute_causes(
         [
             Violation("c", 1, "c", "y"),
             Violation("b", 2, "b", "x y"),
@@ -105,7 +107,7 @@ def test_roots_that_share_a_call_follow_one_chain_to_the_best_root(empty_registr
 def test_a_violation_seen_again_at_a_later_point_follows_from_its_first_sighting(empty_registry):
     # a corrupt restored history is still corrupt at every later checkpoint: one root cause
     _register("pairing", 50)
-    grouped = registry.attribute_causes(
+    grouped = attribute_causes(
         [
             Violation("pairing", 0, "message 3 answers nothing"),
             Violation("pairing", 14, "message 3 answers nothing"),
@@ -131,7 +133,10 @@ def _notifications_rules_findings(wrong: bool) -> tuple[int, int]:
         prepared = prepare(scenario)
         for checkpoint in prepared.plan:
             expected = prepared.ledger.notes_at.get(checkpoint.index, frozenset())
-            notes = [Notification(s, call, name, status) for s, call, status, name in expected]
+            notes = [
+                Notification(s, call, name, cast(NotificationStatus, status))
+                for s, call, status, name in expected
+            ]
             if wrong:
                 notes.append(Notification("main", "toolu_nobody_selected", "x", "using"))
             context = SessionFacts(prepared.ledger, scenario.trace, checkpoint, tuple(notes), None)

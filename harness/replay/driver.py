@@ -114,7 +114,7 @@ class DriverReplay:
     def __init__(
         self,
         scenario: DriverScenario,
-        rules: Sequence[Rule],
+        rules: Sequence[Rule[DriverTimeline]],
         codecs: Mapping[str, Codec] | None = None,
     ) -> None:
         """``codecs``: the dialects to encode in, by name (default: ``dialects()``)."""

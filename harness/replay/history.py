@@ -20,7 +20,7 @@ from harness.model import session as ev
 from harness.model.history import HistoryMessage
 from harness.model.observation import MalformedObservation, Message, coerce_transcript
 from harness.replay.session import SessionReplay
-from harness.rules.history import HistoryCheck, StoredSession
+from harness.rules.history import HistoryFacts, StoredSession
 from harness.rules.registry import Rule
 from harness.rules.session import ObservationPoint
 from harness.scenario import SessionScenario
@@ -32,7 +32,7 @@ _SESSIONS: weakref.WeakKeyDictionary[SessionScenario, _Sessions] = weakref.WeakK
 
 
 class HistoryReplay(SessionReplay):
-    def __init__(self, scenario: SessionScenario, rules: Sequence[Rule]) -> None:
+    def __init__(self, scenario: SessionScenario, rules: Sequence[Rule[HistoryFacts]]) -> None:
         super().__init__(scenario, rules)
         #: each top-level session as the adapter showed it at the final checkpoint
         self.histories: dict[str, StoredSession] | None = None
@@ -91,7 +91,7 @@ class HistoryReplay(SessionReplay):
             )
         if checkpoint.final:
             self.histories = sessions
-        context = HistoryCheck(self.ledger, self.trace, checkpoint, sessions)
+        context = HistoryFacts(self.ledger, self.trace, checkpoint, sessions)
         try:
             for rule in self.rules:
                 for violation in rule.check(context):

@@ -22,7 +22,8 @@ from harness.replay.driver import DriverReplay
 from harness.replay.history import HistoryReplay
 from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import SessionReplay
-from harness.rules.registry import attribute_causes, rules_for
+from harness.results.attribution import attribute_causes
+from harness.rules.registry import rules_for
 from harness.scenario import DriverScenario, Scenario
 from harness.scenario.cases import ALL, Selection
 

@@ -153,7 +153,8 @@ class _Events:
 class SessionReplay:
     """One replay of a prepared scenario: the violations found so far."""
 
-    def __init__(self, scenario: SessionScenario, rules: Sequence[Rule]) -> None:
+    def __init__(self, scenario: SessionScenario, rules: Sequence[Rule[Any]]) -> None:
+        """``rules`` read ``SessionFacts``, or (a ``HistoryReplay``) ``HistoryFacts``."""
         self.scenario = scenario
         self.trace = scenario.trace
         prepared = prepare(scenario)

@@ -15,8 +15,6 @@ from harness.model.driver import (
 )
 
 # the contract is read here too (``harness.matrix``), where it was before it moved to model/
-from harness.model.driver_run import CONTRACTS as CONTRACTS
-from harness.model.driver_run import declared_contract as declared_contract
 from harness.rules.driver_timing import DriverTimeline, same_arguments
 from harness.rules.registry import Finding, rule
 

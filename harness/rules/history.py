@@ -37,7 +37,11 @@ class StoredSession:
     at_rest: bool
 
 
-class HistoryCheck:
+class HistoryFacts:
+    """The facts about one checkpoint (after event ``c``) that the history rules read: the
+    ledger's expectations as of ``c``, and for each top-level session what the adapter stored,
+    the request it would send, and the transcript it rebuilt (``sessions``)."""
+
     def __init__(
         self,
         ledger: SessionLedger,
@@ -101,7 +105,7 @@ class HistoryCheck:
 _PLACES = (("stored", "the stored history"), ("request", "the request its converter would send"))
 
 
-def _pairing(c: HistoryCheck, kinds: tuple[str, ...], *, interrupted: bool) -> Iterator[Finding]:
+def _pairing(c: HistoryFacts, kinds: tuple[str, ...], *, interrupted: bool) -> Iterator[Finding]:
     """Problems of these kinds, in the stored history and in the request of a session at rest, for
     calls that did (or, with ``interrupted``, did not) complete in the trace."""
     for session in c.sessions.values():
@@ -140,7 +144,7 @@ def _in_trace(record: CallRecord | None) -> str:
     source=SEED_004,
     statement="Every assistant tool_use has its tool_result in the next user message.",
 )
-def forward_pairing(c: HistoryCheck) -> Iterator[Finding]:
+def forward_pairing(c: HistoryFacts) -> Iterator[Finding]:
     return _pairing(c, ("missing_result",), interrupted=False)
 
 
@@ -150,7 +154,7 @@ def forward_pairing(c: HistoryCheck) -> Iterator[Finding]:
     source=f"{SEED_004}; REAL_BUGS rows 15 and 19",
     statement="Every tool_result refers to a tool_use in the immediately preceding assistant message, once.",
 )
-def reverse_pairing(c: HistoryCheck) -> Iterator[Finding]:
+def reverse_pairing(c: HistoryFacts) -> Iterator[Finding]:
     yield from _pairing(c, ("orphan_result", "duplicate_result"), interrupted=False)
     yield from _pairing(c, ("orphan_result", "duplicate_result"), interrupted=True)
 
@@ -161,7 +165,7 @@ def reverse_pairing(c: HistoryCheck) -> Iterator[Finding]:
     source="Anthropic's tool use documentation (tool_result blocks must come first in the user message)",
     statement="In a user message, the tool_result blocks come before any text.",
 )
-def results_first(c: HistoryCheck) -> Iterator[Finding]:
+def results_first(c: HistoryFacts) -> Iterator[Finding]:
     for session in c.sessions.values():
         for which, what in _PLACES:
             for problem in c.problems(session, which):
@@ -178,7 +182,7 @@ def results_first(c: HistoryCheck) -> Iterator[Finding]:
     source="REAL_BUGS row 18 (orphaned tool_use after a Stop button)",
     statement="A turn cancelled mid tool call leaves a history the provider will accept.",
 )
-def interrupted_turns(c: HistoryCheck) -> Iterator[Finding]:
+def interrupted_turns(c: HistoryFacts) -> Iterator[Finding]:
     return _pairing(c, ("missing_result",), interrupted=True)
 
 
@@ -279,7 +283,7 @@ def _lost(places: tuple[dict[str, int], dict[str, int]], tool_id: str) -> str:
         "value they encode, not as text."
     ),
 )
-def repair_merges(c: HistoryCheck) -> Iterator[Finding]:
+def repair_merges(c: HistoryFacts) -> Iterator[Finding]:
     for session in c.sessions.values():
         request = session.request
         for i in range(len(request) - 1):
@@ -320,7 +324,7 @@ def repair_merges(c: HistoryCheck) -> Iterator[Finding]:
     source="seed 004; REAL_BUGS row 20 (docker-agent #1738)",
     statement="Sub-agent messages are not persisted into the parent session.",
 )
-def parent_isolation(c: HistoryCheck) -> Iterator[Finding]:
+def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
     for session in c.sessions.values():
         foreign_texts = c.subsession_texts(session.session_id)
         for i, message in enumerate(session.stored):
@@ -366,7 +370,7 @@ def _text(block: object) -> str:
         "the live session had, tool calls and results matched by id."
     ),
 )
-def history_resume_equivalence(c: HistoryCheck) -> Iterator[Finding]:
+def history_resume_equivalence(c: HistoryFacts) -> Iterator[Finding]:
     for session in c.sessions.values():
         if session.rebuilt is None:
             continue

@@ -3,19 +3,23 @@
 A check knows only where a problem is and what it is (a ``Finding``); the registry names the rule,
 so a check never retypes its own id, and ``Rule.check`` hands its callers finished violations.
 
-One root cause is reported once: ``attribute_causes`` groups the violations about the same
-subject (a tool call) under the one of the most fundamental rule (lowest ``precedence``), and a
-rule whose findings follow from the others' (``derived``, e.g. the order of outputs) under the
-first root cause, when there is one.
+A rule also says how fundamental it is (``precedence``) and whether its findings follow from
+the others' (``derived``): ``harness.results.attribution`` ranks one replay's violations by
+them, each under its root cause.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar, overload
 
 from harness._registry import Registry
+
+if TYPE_CHECKING:
+    from harness.rules.driver_timing import DriverTimeline
+    from harness.rules.history import HistoryFacts
+    from harness.rules.session import SessionFacts
 
 Needs = Literal["notifications", "transcript"]
 
@@ -43,12 +47,20 @@ class Finding(NamedTuple):
     subject: str = ""
 
 
-Check = Callable[[Any], Iterable[Finding]]
-C = TypeVar("C", bound=Check)
+#: what a rule reads at a checkpoint: ``SessionFacts``, ``HistoryFacts`` or ``DriverTimeline``
+Context = TypeVar("Context")
+#: a rule's check: the findings it makes of one checkpoint's facts
+Check = Callable[[Context], Iterable[Finding]]
+C = TypeVar("C", bound=Callable[[Any], Iterable[Finding]])
+SessionCheck = TypeVar("SessionCheck", bound="Callable[[SessionFacts], Iterable[Finding]]")
+HistoryCheck = TypeVar("HistoryCheck", bound="Callable[[HistoryFacts], Iterable[Finding]]")
+DriverCheck = TypeVar("DriverCheck", bound="Callable[[DriverTimeline], Iterable[Finding]]")
 
 
 @dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Generic[Context]):
+    """A registered rule: its id, layer and statement, where it comes from, and its check."""
+
     id: str
     layer: str
     statement: str
@@ -57,21 +69,73 @@ class Rule:
     #: read, and judge only the notifications: they find nothing when exactly the expected ones
     #: show, and the replay does not run them then (tests/test_rules.py holds them to it).
     needs: Needs
-    find: Check
+    find: Check[Context]
     #: how fundamental a violation of it is: of two about the same subject, the lower is the cause
     precedence: int = 50
     #: its findings follow from the other rules' (the order of the outputs): a consequence of the
     #: first root cause, when there is one
     derived: bool = False
 
-    def check(self, context: Any) -> Iterator[Violation]:
+    def check(self, context: Context) -> Iterator[Violation]:
         """The rule's findings for one checkpoint, each named with the rule's id."""
         rule_id = self.id
         for event_index, message, subject in self.find(context):
             yield Violation(rule_id, event_index, message, subject)
 
 
-RULES: Registry[Rule] = Registry("rule")
+RULES: Registry[Rule[Any]] = Registry("rule")
+
+
+@overload
+def rule(
+    rule_id: str,
+    *,
+    layer: Literal["session"],
+    statement: str,
+    source: str,
+    needs: Needs = "transcript",
+    precedence: int = 50,
+    derived: bool = False,
+) -> Callable[[SessionCheck], SessionCheck]: ...
+
+
+@overload
+def rule(
+    rule_id: str,
+    *,
+    layer: Literal["history"],
+    statement: str,
+    source: str,
+    needs: Needs = "transcript",
+    precedence: int = 50,
+    derived: bool = False,
+) -> Callable[[HistoryCheck], HistoryCheck]: ...
+
+
+@overload
+def rule(
+    rule_id: str,
+    *,
+    layer: Literal["driver"],
+    statement: str,
+    source: str,
+    needs: Needs = "transcript",
+    precedence: int = 50,
+    derived: bool = False,
+) -> Callable[[DriverCheck], DriverCheck]: ...
+
+
+@overload
+def rule(
+    rule_id: str,
+    *,
+    layer: str,
+    statement: str,
+    source: str,
+    needs: Needs = "transcript",
+    precedence: int = 50,
+    derived: bool = False,
+) -> Callable[[C], C]: ...
 
 
 def rule(
@@ -84,7 +148,16 @@ def rule(
     precedence: int = 50,
     derived: bool = False,
 ) -> Callable[[C], C]:
-    """Register a check under a stable id."""
+    """Register a check under a stable id, for every replay of ``layer`` from then on (inside
+    ``harness.scoped_registrations()``, until the block ends). The check reads the layer's facts
+    at each checkpoint and yields a ``Finding`` for each problem::
+
+        @rule("no-empty-messages", layer="session", statement="...", source="our UI spec")
+        def no_empty_messages(facts: SessionFacts) -> Iterator[Finding]: ...
+
+    A check for a layer is typed with that layer's facts (``SessionFacts``, ``HistoryFacts``,
+    ``DriverTimeline``): a type checker refuses a check of another layer's facts. An id already
+    registered is a ``UsageError``."""
 
     def register(check: C) -> C:
         RULES.add(
@@ -95,64 +168,9 @@ def rule(
     return register
 
 
-def attribute_causes(violations: Iterable[Violation]) -> tuple[Violation, ...]:
-    """The violations with each consequence pointing at its root cause, roots first, each
-    followed by its consequences. A violation seen again later (the same rule and message at
-    another observation point, e.g. a corrupt restored history at every checkpoint) follows
-    from its first sighting."""
-    found = list(violations)
-    first_seen: dict[tuple[str, str], Violation] = {}
-    for v in sorted(found, key=lambda v: v.event_index):
-        first_seen.setdefault((v.rule, v.message), v)
-
-    def rank(v: Violation) -> tuple[int, int, str]:
-        known = RULES.get(v.rule)
-        return (known.precedence if known else 50, v.event_index, v.rule)
-
-    # a subject may name several calls (two calls merged into a third): each is a key
-    roots: dict[str, Violation] = {}
-    for v in sorted((v for v in found if v.subject), key=rank):
-        for key in v.subject.split():
-            roots.setdefault(key, v)
-
-    def root_of(v: Violation) -> Violation:
-        """The best-ranked violation sharing a subject with ``v``, followed to its own root."""
-        seen = {id(v)}
-        while True:
-            candidates = [roots[key] for key in v.subject.split()]
-            best = min(candidates, key=rank) if candidates else v
-            if id(best) in seen:
-                return v
-            seen.add(id(best))
-            v = best
-
-    tops = [root_of(v) for v in roots.values()]
-    first = min(tops, key=lambda v: (v.event_index, rank(v))) if tops else None
-    heads: list[Violation] = []
-    under: dict[int, list[Violation]] = {}  # id of a root -> its consequences
-    for v in found:
-        root: Violation | None = root_of(v) if v.subject else None
-        known = RULES.get(v.rule)
-        if root is None and known is not None and known.derived and first is not None:
-            root = first
-        earlier = first_seen[v.rule, v.message]
-        if earlier is not v:
-            root = root_of(earlier) if earlier.subject else earlier
-        if root is None or root is v:
-            heads.append(v)
-        else:
-            cause = (root.rule, root.event_index)
-            under.setdefault(id(root), []).append(
-                Violation(v.rule, v.event_index, v.message, v.subject, cause)
-            )
-    ordered: list[Violation] = []
-    for head in heads:
-        ordered.append(head)
-        ordered.extend(under.get(id(head), ()))
-    return tuple(ordered)
-
-
-def rules_for(layer: str, *, disabled: Iterable[str] = (), only: Iterable[str] = ()) -> list[Rule]:
+def rules_for(
+    layer: str, *, disabled: Iterable[str] = (), only: Iterable[str] = ()
+) -> list[Rule[Any]]:
     disabled, only = set(disabled), set(only)
     return [
         r

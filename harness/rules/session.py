@@ -43,7 +43,7 @@ class SessionFacts:
     """The facts about one checkpoint (after event ``c``) that the session rules read: the
     ledger's expectations as of ``c``, the notifications and (at a full checkpoint) the
     transcript the adapter showed, and what follows from comparing them. The history rules
-    read their own counterpart, ``harness.rules.history.HistoryCheck``."""
+    read their own counterpart, ``harness.rules.history.HistoryFacts``."""
 
     def __init__(
         self,

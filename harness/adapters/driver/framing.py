@@ -200,17 +200,17 @@ class BytesReading:
         yield from events_reading(FramedStream(chunks, self.framer()))
 
 
-_TWINS: dict[type, type] = {}
+_TWINS: dict[type, type[BytesReading]] = {}
 
 
-def bytes_reading(driver: type) -> type:
+def bytes_reading(driver: type) -> type[BytesReading]:
     """The events-reading reference ``driver`` reading the body's bytes instead: made once per
     driver, named after it (``AnthropicDriver`` -> ``AnthropicBytesDriver``)."""
     twin = _TWINS.get(driver)
     if twin is None:
         name = driver.__name__.removesuffix("Driver") + "BytesDriver"
-        twin = type(name, (BytesReading, driver), {"__module__": __name__, "__qualname__": name})
-        _TWINS[driver] = twin
+        made = type(name, (BytesReading, driver), {"__module__": __name__, "__qualname__": name})
+        twin = _TWINS[driver] = made
     return twin
 
 

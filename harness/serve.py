@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import re
 import socket
 import socketserver
@@ -30,7 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 from urllib.parse import urlsplit
 
 from harness._errors import HarnessError, UsageError, WireError
@@ -39,6 +38,16 @@ from harness.codecs import Codec
 from harness.codecs.registry import with_codecs
 from harness.replay.cases import fed_chunks, pick_case
 from harness.scenario import DriverScenario, load_scenario
+from harness.standin.faults import (
+    Cut,
+    Drop,
+    Fault,
+    Split,
+    Stall,
+    _checked,
+    _schedule,
+    parse_fault,
+)
 from harness.wire import (
     Interaction,
     json_data,
@@ -70,116 +79,6 @@ __all__ = [
 SSE = "text/event-stream"
 #: how long closing the stand-in waits for connections still being served to end
 _CLOSE_WAIT = 5.0
-
-# -- faults ---------------------------------------------------------------------------------------
-
-
-def _number(value: object, what: str, minimum: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-        raise UsageError(f"{what} must be a whole number of at least {minimum}, got {value!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class Stall:
-    """Pause ``seconds`` before sending chunk ``chunk`` (headers and earlier chunks are out)."""
-
-    chunk: int
-    seconds: float
-
-    def __post_init__(self) -> None:
-        _number(self.chunk, "a stall's chunk", 1)
-        seconds = self.seconds
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            raise UsageError(f"a stall's seconds must be a number, got {seconds!r}")
-        if not math.isfinite(seconds) or seconds < 0:
-            raise UsageError(f"a stall's seconds must be finite and not negative, got {seconds}")
-
-    def __str__(self) -> str:
-        return f"stall:{self.chunk}:{self.seconds:g}"
-
-
-@dataclass(frozen=True, slots=True)
-class Cut:
-    """Close the connection after ``after`` chunks, without the terminating zero-length chunk:
-    the client sees a truncated body."""
-
-    after: int
-
-    def __post_init__(self) -> None:
-        _number(self.after, "a cut's chunk count", 0)
-
-    def __str__(self) -> str:
-        return f"cut:{self.after}"
-
-
-@dataclass(frozen=True, slots=True)
-class Drop:
-    """Never send chunk ``chunk``."""
-
-    chunk: int
-
-    def __post_init__(self) -> None:
-        _number(self.chunk, "a drop's chunk", 1)
-
-    def __str__(self) -> str:
-        return f"drop:{self.chunk}"
-
-
-@dataclass(frozen=True, slots=True)
-class Split:
-    """Send chunk ``chunk`` as two HTTP chunks cut in its middle: a boundary inside an event."""
-
-    chunk: int
-
-    def __post_init__(self) -> None:
-        _number(self.chunk, "a split's chunk", 1)
-
-    def __str__(self) -> str:
-        return f"split:{self.chunk}"
-
-
-Fault: TypeAlias = Stall | Cut | Drop | Split
-_FORMS = {"stall": "stall:N:SECONDS", "cut": "cut:N", "drop": "drop:N", "split": "split:N"}
-
-
-def parse_fault(text: str) -> Fault:
-    """A fault from its command-line form; bad syntax is a ``UsageError`` naming the forms.
-
-    >>> parse_fault("stall:3:0.5")
-    Stall(chunk=3, seconds=0.5)
-    """
-    kind, *args = text.strip().split(":")
-    form = _FORMS.get(kind)
-    if form is None:
-        raise UsageError(f"unknown fault {text!r}; the faults are {', '.join(_FORMS.values())}")
-    if len(args) != form.count(":"):
-        raise UsageError(f"fault {text!r} should be written {form}")
-    try:
-        chunk = int(args[0])
-        if kind == "stall":
-            return Stall(chunk, float(args[1]))
-    except ValueError:
-        raise UsageError(f"fault {text!r} should be written {form}, with numbers") from None
-    return Cut(chunk) if kind == "cut" else Drop(chunk) if kind == "drop" else Split(chunk)
-
-
-def _schedule(chunks: Sequence[bytes], faults: Sequence[Fault]) -> tuple[list[bytes | float], bool]:
-    """What to write, in order (HTTP chunk bodies, and pauses in seconds), and whether the body
-    ends properly."""
-    cut = min((f.after for f in faults if isinstance(f, Cut)), default=None)
-    out: list[bytes | float] = []
-    for number, chunk in enumerate(chunks, start=1):
-        if cut is not None and number > cut:
-            break
-        out.extend(float(f.seconds) for f in faults if isinstance(f, Stall) and f.chunk == number)
-        if any(isinstance(f, Drop) and f.chunk == number for f in faults):
-            continue
-        if len(chunk) > 1 and any(isinstance(f, Split) and f.chunk == number for f in faults):
-            out.extend((chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]))
-        else:
-            out.append(chunk)
-    return out, cut is None
-
 
 # -- what is served -------------------------------------------------------------------------------
 
@@ -605,15 +504,7 @@ def serving(
     ``ScenarioError`` or ``WireError``, or a ``UsageError``.
     """
     program = _program(source, dialect, tuple(quirks), with_codecs(codecs))
-    chosen = tuple(parse_fault(f) if isinstance(f, str) else f for f in faults)
-    for fault in chosen:
-        if not isinstance(fault, (Stall, Cut, Drop, Split)):
-            raise UsageError(
-                f"{fault!r} is not a fault; the faults are {', '.join(_FORMS.values())}"
-            )
-        number = fault.after if isinstance(fault, Cut) else fault.chunk
-        if number > program.longest:
-            raise UsageError(f"fault {fault}: the stream served has only {program.longest} chunks")
+    chosen = _checked(faults, program.longest)
     try:
         server = _Server((host, port), program, chosen, tuple((headers or {}).items()))
     except OSError as exc:

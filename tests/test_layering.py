@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.explore",
         "harness.coverage",
         "harness.serve",
+        "harness.standin",
         "harness.wirereplay",
         "harness.convert",
         "harness.record",

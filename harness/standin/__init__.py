@@ -22,12 +22,17 @@ only for the response to each request) and ``provider`` (``serving`` and ``Stand
 """
 
 from harness.standin.faults import Cut, Drop, Fault, Split, Stall, parse_fault
+from harness.standin.http import ReceivedRequest
+from harness.standin.provider import Stand, serving
 
 __all__ = [
     "Cut",
     "Drop",
     "Fault",
+    "ReceivedRequest",
     "Split",
     "Stall",
+    "Stand",
     "parse_fault",
+    "serving",
 ]

@@ -93,8 +93,10 @@ def expected_text() -> str:
 
 def test_the_anthropic_sdk_streams_a_served_scenario() -> None:
     anthropic = pytest.importorskip("anthropic")
-    with serving(PARALLEL_PATH, dialect="anthropic") as stand:
-        client = anthropic.Anthropic(base_url=stand.url, api_key="unused", max_retries=0)
+    with (
+        serving(PARALLEL_PATH, dialect="anthropic") as stand,
+        anthropic.Anthropic(base_url=stand.url, api_key="unused", max_retries=0) as client,
+    ):
         with client.messages.stream(
             model="any", max_tokens=100, messages=[{"role": "user", "content": "go"}]
         ) as stream:
@@ -112,8 +114,10 @@ def test_the_anthropic_sdk_streams_a_served_scenario() -> None:
 
 def test_the_openai_sdk_streams_a_served_chat_completion() -> None:
     openai = pytest.importorskip("openai")
-    with serving(PARALLEL_PATH, dialect="openai-chat") as stand:
-        client = openai.OpenAI(base_url=f"{stand.url}/v1", api_key="unused", max_retries=0)
+    with (
+        serving(PARALLEL_PATH, dialect="openai-chat") as stand,
+        openai.OpenAI(base_url=f"{stand.url}/v1", api_key="unused", max_retries=0) as client,
+    ):
         with client.chat.completions.stream(
             model="any", messages=[{"role": "user", "content": "go"}]
         ) as stream:
@@ -127,8 +131,10 @@ def test_the_openai_sdk_streams_a_served_chat_completion() -> None:
 
 def test_the_openai_sdk_streams_a_served_response() -> None:
     openai = pytest.importorskip("openai")
-    with serving(PARALLEL_PATH, dialect="openai-responses") as stand:
-        client = openai.OpenAI(base_url=f"{stand.url}/v1", api_key="unused", max_retries=0)
+    with (
+        serving(PARALLEL_PATH, dialect="openai-responses") as stand,
+        openai.OpenAI(base_url=f"{stand.url}/v1", api_key="unused", max_retries=0) as client,
+    ):
         with client.responses.stream(model="any", input="go") as stream:
             response = stream.get_final_response()
         assert [r.path for r in stand.requests] == ["/v1/responses"]
@@ -203,12 +209,14 @@ def test_split_sends_one_chunk_as_two_cut_inside_the_event() -> None:
 def test_a_split_event_still_reaches_the_sdk_whole() -> None:
     anthropic = pytest.importorskip("anthropic")
     faults = [Split(n) for n in range(1, 17)]  # every event across two HTTP chunks
-    with serving(PARALLEL, dialect="anthropic", faults=faults) as stand:
-        client = anthropic.Anthropic(base_url=stand.url, api_key="unused", max_retries=0)
-        with client.messages.stream(
+    with (
+        serving(PARALLEL, dialect="anthropic", faults=faults) as stand,
+        anthropic.Anthropic(base_url=stand.url, api_key="unused", max_retries=0) as client,
+        client.messages.stream(
             model="any", max_tokens=100, messages=[{"role": "user", "content": "go"}]
-        ) as stream:
-            message = stream.get_final_message()
+        ) as stream,
+    ):
+        message = stream.get_final_message()
     assert [(b.id, b.name, b.input) for b in message.content if b.type == "tool_use"] == (
         expected_calls()
     )
@@ -233,15 +241,15 @@ def test_cut_closes_the_connection_without_the_last_chunk() -> None:
 def test_a_cut_stream_is_an_error_in_the_sdk() -> None:
     anthropic = pytest.importorskip("anthropic")
     transport = http_module(anthropic.DefaultHttpxClient)
-    with serving(PARALLEL_PATH, faults=[Cut(5)]) as stand:
-        client = anthropic.Anthropic(base_url=stand.url, api_key="unused", max_retries=0)
-        with (
-            pytest.raises(transport.RemoteProtocolError, match="incomplete chunked read"),
-            client.messages.stream(
-                model="any", max_tokens=100, messages=[{"role": "user", "content": "go"}]
-            ) as stream,
-        ):
-            stream.get_final_message()
+    with (
+        serving(PARALLEL_PATH, faults=[Cut(5)]) as stand,
+        anthropic.Anthropic(base_url=stand.url, api_key="unused", max_retries=0) as client,
+        pytest.raises(transport.RemoteProtocolError, match="incomplete chunked read"),
+        client.messages.stream(
+            model="any", max_tokens=100, messages=[{"role": "user", "content": "go"}]
+        ) as stream,
+    ):
+        stream.get_final_message()
 
 
 def test_stall_pauses_before_the_chunk() -> None:

@@ -17,7 +17,7 @@ from harness._errors import HarnessError
 from harness._files import DEFAULT_MAX_FILE_BYTES, LIMIT_VARIABLE, max_file_bytes, read_bytes
 from harness.codecs import dialects
 from harness.scenario import load_scenario
-from harness.serve import _program
+from harness.standin.programs import _program
 from harness.wire import read_cassette
 from harness.wire.recordings import recorded_responses
 from tests.hostile.for_tests import FUZZ, ROOT, outcome, run_cli, write

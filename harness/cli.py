@@ -206,18 +206,44 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
         "the scenarios as written (none), or the one case adding these quirks",
     )
     parser.add_argument(
+        "--first-party",
+        action="store_true",
+        help="only the cases of shapes first-party servers send (no case tagged gateway: a "
+        "scenario so tagged, or a quirk only gateways and proxies send)",
+    )
+    parser.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        default=None,
+        help="write the run's root causes to FILE (YAML), to accept them as known gaps",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="FILE",
+        default=None,
+        help="known root causes (written by --write-baseline): exit 0 while only they fail, 1 on "
+        "any new cause, and 1 on an entry whose scenario ran without it (fixed: remove it)",
+    )
+    parser.add_argument(
+        "--baseline-warn-fixed",
+        action="store_true",
+        help="with --baseline: a fixed entry is only reported, not a failure",
+    )
+    parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
-        help="table: say the adapter's seconds and the harness's own on each line",
+        help="table: every failed case with its violations, instead of each root cause once, "
+        "and the adapter's seconds and the harness's own on each line",
     )
 
 
 @command(
     "run",
     help="replay scenarios against an adapter",
-    description="Replay scenarios against an adapter. Exit 0 all passed (skips allowed), 1 a "
-    "rule was violated or the adapter misbehaved, 2 a usage or input error (found before "
+    description="Replay scenarios against an adapter. Exit 0 all passed (skips allowed; with "
+    "--baseline: only known causes failed), 1 a rule was violated or the adapter misbehaved "
+    "(with --baseline: a new cause, or a fixed entry), 2 a usage or input error (found before "
     "anything runs), 5 every scenario was skipped, so nothing was checked.",
     arguments=_run_arguments,
 )
@@ -225,17 +251,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.adapters.registry import check_adapter, resolve_adapter
     from harness.replay import DEFAULT_TIMEOUT, cases_to_run, run_cases
     from harness.report import render_table
+    from harness.results.baseline import read_baseline, write_baseline
+    from harness.results.causes import group_causes, result_json
 
     _check_rule_ids([*args.rule, *args.skip_rule])
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
     timeout = args.timeout or DEFAULT_TIMEOUT
+    if args.baseline_warn_fixed and not args.baseline:
+        raise UsageError("--baseline-warn-fixed goes with --baseline FILE")
+    baseline = read_baseline(args.baseline) if args.baseline else None
     adapter = resolve_adapter(args.adapter)
     scenarios = _load(args.paths)
     check_adapter(adapter, timeout)
     cases = cases_to_run(
-        scenarios, adapter, quirks=args.quirks, layers=args.layer, where=", ".join(args.paths)
+        scenarios,
+        adapter,
+        quirks=args.quirks,
+        layers=args.layer,
+        where=", ".join(args.paths),
+        first_party=args.first_party,
     )
+    if args.first_party and not cases:
+        raise UsageError(f"no case under {', '.join(args.paths)} is of a first-party shape")
     with TerminalProgress() as progress:
 
         def replaying(number: int, case: Scenario) -> None:
@@ -251,14 +289,37 @@ def cmd_run(args: argparse.Namespace) -> int:
                 on_case=replaying,
             )
         )
+    causes = group_causes(results)
+    judged = None
+    if baseline is not None:
+        judged = baseline.judge(causes, ran={r.scenario.id for r in results if r.status != "skip"})
     if args.format == "json":
-        print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
+        data: dict[str, object] = {
+            "results": [result_json(r) for r in results],
+            "causes": [c.to_json() for c in causes],
+        }
+        if judged is not None:
+            data["baseline"] = judged.to_json()
+        print(json.dumps(data, indent=2))
     else:
-        print(render_table(results, times=args.verbose))
+        known = baseline.entries if baseline is not None else ()
+        print(render_table(results, times=args.verbose, every_case=args.verbose, known=known))
     if args.html:
         from harness.report.html import write_report
 
         write_report(args.html, results, adapter=args.adapter)
+    if args.write_baseline:
+        write_baseline(args.write_baseline, causes)
+        print(
+            f"harness: wrote {len(causes)} root causes to {args.write_baseline}",
+            file=sys.stderr,
+        )
+    if judged is not None:
+        for line in judged.lines():
+            print(f"harness: {line}", file=sys.stderr)
+        if judged.new or (judged.fixed and not args.baseline_warn_fixed):
+            return EXIT_FAILED
+        return EXIT_OK
     if any(r.status in ("fail", "error") for r in results):
         return EXIT_FAILED
     if all(r.status == "skip" for r in results):
@@ -621,7 +682,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from harness.serve import serving
+    from harness.standin import serving
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535, got {args.port}")

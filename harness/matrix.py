@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from harness.adapters.libs import LIBRARIES, Library, install_hint
 from harness.adapters.libs.explanations import EXPLANATIONS
@@ -22,20 +21,11 @@ from harness.adapters.registry import resolve_adapter
 from harness.model.driver_run import declared_contract
 from harness.replay import run_cases
 from harness.replay.result import ScenarioResult
+from harness.results.causes import Origin, origin
 from harness.scenario import Scenario
 
 #: how many violation messages a generic explanation quotes
 _QUOTED = 3
-
-#: the scenario tag of shapes that no first-party server sends (docs/SCENARIOS.md)
-GATEWAY_TAG = "gateway"
-
-Origin = Literal["first-party", "gateway"]
-
-
-def origin(result: ScenarioResult) -> Origin:
-    """Who sends the scenario's shape: the dialect's own servers, or only gateways and proxies."""
-    return "gateway" if GATEWAY_TAG in result.scenario.tags else "first-party"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from harness.serve import Stand, serving
+from harness.standin import Stand, serving
 
 #: bytes per chunk: small, so that events arrive cut anywhere
 CHUNK = 37

@@ -14,15 +14,15 @@ import pytest
 from harness.adapters.libs import Library
 from harness.codecs.registry import dialects
 from harness.matrix import (
-    GATEWAY_TAG,
     LibraryRun,
-    origin,
     render_json,
     render_markdown,
     render_summary,
     run_libraries,
 )
+from harness.results.causes import origin
 from harness.scenario import DriverScenario, load_all, load_scenario
+from harness.scenario.cases import GATEWAY_TAG
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "scenarios" / "driver"

@@ -371,7 +371,7 @@ def _over_http(
     import subprocess
 
     from harness.model.driver import coerce_output
-    from harness.serve import serving
+    from harness.standin import serving
 
     if shutil.which("node") is None:
         pytest.fail("`node` is not on PATH: the JavaScript driver needs Node.js 20 or later")

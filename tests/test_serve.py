@@ -25,7 +25,7 @@ from harness.codecs import dialects
 from harness.model.driver import turn_facts
 from harness.replay import replay
 from harness.scenario.cases import select_cases
-from harness.serve import Cut, Drop, Split, Stall, parse_fault, serving
+from harness.standin import Cut, Drop, Split, Stall, parse_fault, serving
 from harness.wire import parse_json_array_stream, read_cassette
 from tests.scenarios_for_tests import LIBRARY, ROOT, library_driver
 

@@ -25,7 +25,7 @@ from harness.replay.session import SessionReplay
 from harness.results.attribution import attribute_causes
 from harness.rules.registry import rules_for
 from harness.scenario import DriverScenario, Scenario
-from harness.scenario.cases import ALL, Selection
+from harness.scenario.cases import ALL, GATEWAY_TAG, Selection
 
 #: Seconds one adapter call may take before the replay is abandoned as hung.
 DEFAULT_TIMEOUT = 10.0
@@ -144,11 +144,14 @@ def cases_to_run(
     quirks: Selection = ALL,
     layers: Sequence[str] = (),
     where: str = "the scenarios given",
+    first_party: bool = False,
 ) -> list[Scenario]:
     """The cases to replay against ``adapter``: the scenarios of ``layers`` (of every layer when
     none is given), each driver scenario replaced by its cases in the adapter's dialect as
     ``quirks`` selects them (``"all"``, ``"none"``: the scenarios as written, or the quirks of
-    the one case to run; see ``replay.cases.cases_for``).
+    the one case to run; see ``replay.cases.cases_for``). ``first_party``: only the cases of
+    shapes first-party servers send (no case tagged ``gateway``: a scenario so tagged, or a quirk
+    case adding a quirk only gateways send).
 
     A ``UsageError``, in the words of ``harness run`` (``where``: the paths the scenarios came
     from), when ``layers`` leave no scenario, when the dialect has no quirk of that name, or when
@@ -165,6 +168,8 @@ def cases_to_run(
         raise UsageError(f"--quirks: {exc}") from None
     if scenarios and not cases:
         raise UsageError(f"no scenario under {where} can carry --quirks")
+    if first_party:
+        cases = [case for case in cases if GATEWAY_TAG not in case.tags]
     return cases
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from harness.codecs.registry import registered
@@ -19,6 +19,7 @@ from harness.model.driver import Read, TurnEvent, turn_event_to_json
 from harness.model.history import Block, TextBlock, ThinkingBlock, ToolUseBlock
 from harness.model.observation import Message, Observation
 from harness.replay.result import ScenarioResult
+from harness.results.causes import Cause, group_causes, origin
 from harness.results.compare import reference_result
 from harness.rules.registry import Violation
 from harness.scenario import DriverScenario, Scenario
@@ -183,25 +184,39 @@ def render_violation(
     return out
 
 
-def render_violations(result: ScenarioResult, *, limit: int = MAX_VIOLATIONS_SHOWN) -> list[str]:
-    """The first ``limit`` root causes, each located with its excerpt and followed by the
-    violations that follow from it (one line each), then how many are left."""
+def render_violations(
+    result: ScenarioResult,
+    *,
+    limit: int = MAX_VIOLATIONS_SHOWN,
+    cause: tuple[str, int] | None = None,
+) -> list[str]:
+    """The first ``limit`` root causes (``cause``: only those of this rule at this event),
+    each located with its excerpt and followed by the violations that follow from it (one line
+    each), then how many are left."""
     lines: list[str] = []
     roots = result.root_causes
+    if cause is not None:
+        roots = tuple(v for v in roots if (v.rule, v.event_index) == cause)
     for root in roots[:limit]:
-        lines.extend(render_violation(result, root))
-        follows = [v for v in result.violations if v.cause == (root.rule, root.event_index)]
-        again = [v.event_index for v in follows if (v.rule, v.message) == (root.rule, root.message)]
-        if again:
-            lines.append(f"    the same again at event(s) {', '.join(map(str, again))}")
-        for then in follows:
-            if (then.rule, then.message) != (root.rule, root.message):
-                lines.append(
-                    f"    which also breaks [{then.rule}] at event {then.event_index}: {then.message}"
-                )
+        lines.extend(_violation_and_consequences(result, root))
     hidden = len(roots) - limit
     if hidden > 0:
         lines.append(f"  ... and {hidden} more root causes (--format json lists them all)")
+    return lines
+
+
+def _violation_and_consequences(result: ScenarioResult, root: Violation) -> list[str]:
+    """A root violation located with its excerpt, then what follows from it, a line each."""
+    lines = render_violation(result, root)
+    follows = [v for v in result.violations if v.cause == (root.rule, root.event_index)]
+    again = [v.event_index for v in follows if (v.rule, v.message) == (root.rule, root.message)]
+    if again:
+        lines.append(f"    the same again at event(s) {', '.join(map(str, again))}")
+    for then in follows:
+        if (then.rule, then.message) != (root.rule, root.message):
+            lines.append(
+                f"    which also breaks [{then.rule}] at event {then.event_index}: {then.message}"
+            )
     return lines
 
 
@@ -315,15 +330,25 @@ def _diff_section(result: ScenarioResult) -> list[str]:
     ]
 
 
-def render_table(results: Sequence[ScenarioResult], *, times: bool = False) -> str:
-    """A line per scenario (violations located under a failure), then the counts. Scenarios of
-    a layer the adapter does not implement are not listed: one line says how many were left
-    out, and why. ``times``: each line also says the adapter's seconds and the harness's own
-    (of all its cases, for a scenario whose passing cases share the line), and a last line
-    the totals."""
+def render_table(
+    results: Sequence[ScenarioResult],
+    *,
+    times: bool = False,
+    every_case: bool = False,
+    known: Collection[str] = (),
+) -> str:
+    """A line per scenario that passed or was skipped, then each root cause of the failures
+    once (``render_causes``), then the counts. ``every_case``: every failed case instead, its
+    violations located under it. Scenarios of a layer the adapter does not implement are not
+    listed: one line says how many were left out, and why. ``times``: each line also says the
+    adapter's seconds and the harness's own (of all its cases, for a scenario whose passing
+    cases share the line), and a last line the totals. ``known``: the causes a baseline
+    accepts, marked as such."""
     lines: list[str] = []
     shown = [r for r in results if adapter_layers_if_left_out(r) is None]
     for result in _one_line_per_passing_scenario(shown):
+        if result.status in ("fail", "error") and not every_case:
+            continue
         extra = ""
         if result.status == "fail":
             extra = f"  ({', '.join(result.rules_broken)})"
@@ -346,6 +371,8 @@ def render_table(results: Sequence[ScenarioResult], *, times: bool = False) -> s
             lines.extend(render_violations(result))
             lines.extend(_diff_section(result))
             lines.append(f"  reproduce: {reproduce_command(result)}")
+    if not every_case:
+        lines.extend(render_causes(group_causes(shown), known=known))
     left_out = left_out_line(results)
     if left_out is not None:
         lines.append(left_out)
@@ -353,6 +380,51 @@ def render_table(results: Sequence[ScenarioResult], *, times: bool = False) -> s
     if times:
         lines.append(f"time: {_seconds(shown)}; only the adapter's counts against --timeout")
     return "\n".join(lines)
+
+
+def render_causes(causes: Sequence[Cause], *, known: Collection[str] = ()) -> list[str]:
+    """Each root cause once: where it is, how many cases show it and what brings it out, its
+    violation in the smallest case (located, with what follows from it), and the command that
+    replays that case. First-party causes first, then those only gateways' shapes bring out."""
+    lines: list[str] = []
+    for where in ("first-party", "gateway"):
+        mine = [c for c in causes if c.origin == where]
+        if not mine:
+            continue
+        heading = (
+            "on shapes first-party servers send"
+            if where == "first-party"
+            else "only on shapes gateways and proxies send"
+        )
+        lines.append(f"{_count(len(mine), 'root cause')} {heading}:")
+        for cause in mine:
+            lines.extend(_cause_lines(cause, cause.key in known))
+    return lines
+
+
+def _cause_lines(cause: Cause, known: bool) -> list[str]:
+    smallest = cause.smallest
+    mark = "KNOWN" if known else _MARK[smallest.status]
+    cases = _count(len(cause.cases), "case")
+    what = "error" if cause.violation is None else cause.rule
+    out = [
+        f"{mark} {cause.scenario}  [{what}]  {cases}, {cause.trigger_text()}  [{smallest.adapter}]"
+    ]
+    if known:
+        out.append(f"  known: {cause.key} is in the baseline")
+    if cause.violation is None:
+        out.append(f"  {smallest.error}")
+    else:
+        out.extend(render_violations(smallest, cause=(cause.rule, cause.event_index)))
+        out.extend(_diff_section(smallest))
+    if len(cause.cases) > 1:
+        out.append(f"  smallest case: {smallest.scenario.case_id}")
+    out.append(f"  reproduce: {reproduce_command(smallest)}")
+    return out
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _seconds(results: Sequence[ScenarioResult]) -> str:
@@ -426,6 +498,9 @@ def layers_named(layers: Iterable[str]) -> str:
 
 
 def summary_line(results: Sequence[ScenarioResult]) -> str:
+    """``161 cases of 12 scenarios: 150 passed, 9 failed (3 first-party, 6 gateway), 0 errors,
+    2 skipped; 4 root causes (1 first-party, 3 gateway)``: the failures and their causes are
+    counted apart by who sends the shapes they fail on, first-party first."""
     counts = {status: 0 for status in _MARK}
     for result in results:
         counts[result.status] += 1
@@ -433,7 +508,18 @@ def summary_line(results: Sequence[ScenarioResult]) -> str:
     counted = f"{len(results)} scenarios"
     if scenarios != len(results):  # quirk cases: say how many scenarios they came from
         counted = f"{len(results)} cases of {scenarios} scenarios"
-    return (
-        f"{counted}: {counts['pass']} passed, {counts['fail']} failed, "
+    failed = f"{counts['fail']} failed"
+    if counts["fail"]:
+        failed += f" ({_by_origin([origin(r) for r in results if r.status == 'fail'])})"
+    line = (
+        f"{counted}: {counts['pass']} passed, {failed}, "
         f"{counts['error']} errors, {counts['skip']} skipped"
     )
+    causes = group_causes(results)
+    if causes:
+        line += f"; {_count(len(causes), 'root cause')} ({_by_origin([c.origin for c in causes])})"
+    return line
+
+
+def _by_origin(origins: Sequence[str]) -> str:
+    return f"{origins.count('first-party')} first-party, {origins.count('gateway')} gateway"

@@ -81,6 +81,14 @@ class Judgement:
     new: list[Cause]
     fixed: list[Entry]
 
+    def to_json(self) -> dict[str, object]:
+        return {
+            "file": self.baseline.path,
+            "known": [c.key for c in self.known],
+            "new": [c.key for c in self.new],
+            "fixed": [e.cause for e in self.fixed],
+        }
+
     def lines(self) -> list[str]:
         """What the run's summary says of the baseline."""
         path = self.baseline.path

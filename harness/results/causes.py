@@ -104,6 +104,12 @@ class Cause:
         }
 
 
+def result_json(result: ScenarioResult) -> dict[str, object]:
+    """``result.to_json()`` with who sends its shape (``origin``) and the keys of the causes it
+    shows (``causes``), as ``harness run --format json`` writes each result."""
+    return {**result.to_json(), "origin": origin(result), "causes": list(case_causes(result))}
+
+
 def _error_key(error: str) -> str:
     """What an error says, its first line with numbers left out (chunk 5, chunk 7: one cause)."""
     first = error.strip().splitlines()[0] if error.strip() else "no message"

@@ -19,7 +19,7 @@ import argparse
 import json
 from collections.abc import Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -28,6 +28,9 @@ from harness.library import LIBRARY_PREFIX
 from harness.replay import ScenarioResult
 from harness.report import recordings as pytest_recordings
 from harness.scenario import Scenario
+
+if TYPE_CHECKING:
+    from harness.results.baseline import Baseline
 
 #: recording provider traffic (the harness_record marker, --record-mode)
 pytest_plugins = ["harness.record.plugin"]
@@ -62,6 +65,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         metavar="TAG",
         help="only scenarios with this tag",
+    )
+    group.addoption(
+        "--harness-first-party",
+        action="store_true",
+        default=None,
+        help="only the cases of shapes first-party servers send (no case tagged gateway)",
+    )
+    group.addoption(
+        "--harness-baseline",
+        default=None,
+        metavar="FILE",
+        help="known root causes (harness run --write-baseline): their failures are xfail, and "
+        "a baseline entry whose smallest case passes is XPASS(strict)",
     )
     group.addoption(
         "--harness-rule",
@@ -133,6 +149,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
     )
     parser.addini("harness_timeout", "time limit in seconds for one adapter call", default="10")
+    parser.addini(
+        "harness_first_party",
+        "only the cases of shapes first-party servers send",
+        type="bool",
+        default=False,
+    )
+    parser.addini("harness_baseline", "a baseline file of known root causes", default="")
+    parser.addini(
+        "harness_baseline_strict",
+        "a baseline entry whose smallest case passes fails the run (XPASS(strict)); false: "
+        "only reported",
+        type="bool",
+        default=True,
+    )
     pytest_recordings.add_options(parser, group)
 
 
@@ -140,6 +170,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "harness: a conformance scenario replayed by the harness")
     config.pluginmanager.register(RuleTally(), "harness-rule-tally")
     config.pluginmanager.register(SkipTally(), "harness-skip-tally")
+    config.pluginmanager.register(CauseTally(), "harness-cause-tally")
     worker, helping = hasattr(config, "workerinput"), config.getoption("help", False)
     html = config.getoption("harness_html", None)
     if html and not worker:  # xdist: the controller writes it
@@ -151,6 +182,31 @@ def pytest_configure(config: pytest.Config) -> None:
         and (_scenario_folders(config) or config.getoption("harness_explore"))
     ):
         _check_adapters(config)
+    if not helping:
+        config.stash[_BASELINE] = _read_baseline(config)
+
+
+def _read_baseline(config: pytest.Config) -> Baseline | None:
+    from harness.results.baseline import read_baseline
+
+    path = config.getoption("harness_baseline") or str(config.getini("harness_baseline"))
+    if not path:
+        return None
+    try:
+        return read_baseline(path if Path(path).is_absolute() else config.rootpath / path)
+    except ScenarioError as exc:
+        raise pytest.UsageError(
+            "harness: " + "; ".join(f"{p.path}:{p.line}: {p.message}" for p in exc.problems)
+        ) from None
+
+
+def _first_party(config: pytest.Config) -> bool:
+    given = config.getoption("harness_first_party")
+    return bool(config.getini("harness_first_party") if given is None else given)
+
+
+#: the baseline of known root causes, if one is given
+_BASELINE = pytest.StashKey["Baseline | None"]()
 
 
 # -- collection ---------------------------------------------------------------------------------
@@ -272,6 +328,8 @@ class ScenarioFile(pytest.File):
             if decided and not _implements(self.config, decided, scenario.layer):
                 continue  # counted, and said once under the rule table
             for case in _cases(scenario, known, self.config):
+                if known is not None and not _case_selected(case, self.config):
+                    continue
                 # one item per case: ``id``, ``id[dialect+quirk]``, with ``[adapter]`` when named
                 name = case.case_id
                 if adapter:
@@ -282,6 +340,7 @@ class ScenarioFile(pytest.File):
                 item.stash[_EXPANDED] = known is not None
                 item.add_marker(pytest.mark.harness)
                 item.extra_keyword_matches.update({case.layer, *case.tags, *case.rules})
+                _expect_known(item, case, expanded=known is not None)
                 yield item
 
     def _fixture_overridden(self) -> bool:
@@ -390,13 +449,46 @@ def _cases(scenario: Scenario, adapter: str | None, config: pytest.Config) -> li
 
 
 def _selected(scenario: Scenario, options: argparse.Namespace) -> bool:
+    """The scenario-level selection; the tags, and first-party shapes, are the cases' own
+    (a quirk case adding a quirk only gateways send is tagged ``gateway``): ``_case_selected``."""
     if options.harness_scenario and scenario.id not in options.harness_scenario:
         return False
     if options.harness_layer and scenario.layer not in options.harness_layer:
         return False
-    if options.harness_tag and not set(options.harness_tag) & set(scenario.tags):
-        return False
     return not options.harness_rule or bool(set(options.harness_rule) & set(scenario.rules))
+
+
+def _case_selected(case: Scenario, config: pytest.Config) -> bool:
+    """``--harness-tag`` and ``--harness-first-party`` on one case, with its own tags."""
+    from harness.scenario.cases import GATEWAY_TAG
+
+    tags = config.option.harness_tag
+    if tags and not set(tags) & set(case.tags):
+        return False
+    return not (_first_party(config) and GATEWAY_TAG in case.tags)
+
+
+class KnownCauses(AssertionError):
+    """A scenario item failed with root causes the baseline knows, and no other: its xfail."""
+
+
+def _expect_known(item: pytest.Item, case: Scenario, *, expanded: bool) -> None:
+    """The item of a baseline entry's smallest case (or, unexpanded, the item that runs every
+    case of the entry's scenario) is expected to fail with it: when it passes, the entry is
+    fixed, XPASS(strict) unless ``harness_baseline_strict`` is false."""
+    baseline = item.config.stash.get(_BASELINE, None)
+    if baseline is None:
+        return
+    entries = [
+        e
+        for e in baseline.for_scenario(case.id)
+        if not expanded or e.smallest in ("", case.case_id)
+    ]
+    if entries:
+        strict = bool(item.config.getini("harness_baseline_strict"))
+        named = ", ".join(e.cause for e in entries)
+        reason = f"known in {baseline.path}: {named}"
+        item.add_marker(pytest.mark.xfail(reason=reason, raises=KnownCauses, strict=strict))
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -422,6 +514,7 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     from harness.replay import run_cases
     from harness.replay.cases import cases_for
     from harness.report import render_failure, reproduce_commands
+    from harness.results.causes import case_causes
     from harness.scenario import DriverScenario
 
     item = request.node
@@ -437,6 +530,11 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     if not item.stash[_EXPANDED] and isinstance(scenario, DriverScenario):
         # the fixture's adapter: its dialect is known only now, so this item runs every case
         cases = cases_for([scenario], adapter, _quirk_selection(config))
+        cases = [case for case in cases if _case_selected(case, config)]
+        if not cases:
+            pytest.skip(
+                "no case of the scenario is selected (--harness-tag, --harness-first-party)"
+            )
     results = list(run_cases(cases, adapter, timeout=timeout))
     broken = [r for r in results if r.status in ("fail", "error")]
     result = broken[0] if broken else results[0]
@@ -458,6 +556,14 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
         if len(results) > 1:
             texts.insert(0, f"{len(broken)} of the scenario's {len(results)} quirk cases failed")
         text = "\n\n".join(texts)
+        baseline = config.stash.get(_BASELINE, None)
+        if baseline is not None:
+            causes = {key for r in broken for key in case_causes(r)}
+            if causes and all(key in baseline for key in causes):
+                reason = f"known in {baseline.path}: {', '.join(sorted(causes))}"
+                if item.get_closest_marker("xfail") is None:
+                    pytest.xfail(reason)
+                raise KnownCauses(reason)
         if result.status == "error":
             pytest.fail(text, pytrace=False)
         raise ConformanceFailure(result, text)
@@ -494,11 +600,12 @@ def pytest_runtest_makereport(
     result = item.stash.get(_RESULT, None)
     if result is not None and report.when == "call":
         report.user_properties.append(("harness_rules", json.dumps(result.rule_statuses)))
+        results, named, given = item.stash[_RESULTS]
+        report.user_properties.extend(_cause_properties(results, named, given))
         if item.config.getoption("harness_html", None):
             from harness.report import reproduce_commands
             from harness.report.html import result_piece
 
-            results, named, given = item.stash[_RESULTS]
             drawn = item.config.stash.setdefault(_DRAWN, set())
             for one in results:
                 commands = reproduce_commands(one, named, pytest=True, adapter_option=given)
@@ -506,6 +613,94 @@ def pytest_runtest_makereport(
                 if piece is not None:
                     report.user_properties.append(("harness_html", piece))
     return report
+
+
+def _cause_properties(
+    results: list[ScenarioResult], named: str | None, given: bool
+) -> list[tuple[str, str]]:
+    """Each root cause a failed case of the item shows, as a report property the controller
+    reads (``CauseTally``): its key, origin, case and quirks, message and one command."""
+    from harness.report import reproduce_commands
+    from harness.results.causes import added_quirks, group_causes
+
+    out = []
+    for result in results:
+        if result.status not in ("fail", "error"):
+            continue
+        commands = reproduce_commands(result, named, pytest=True, adapter_option=given)
+        for cause in group_causes([result]):
+            data = {**cause.to_json(), "quirks": list(added_quirks(result)), "run": commands[-1]}
+            out.append(("harness_cause", json.dumps(data)))
+    return out
+
+
+class CauseTally:
+    """The failures of the scenario items, each root cause once, first-party apart from
+    gateway (xdist-safe, as ``RuleTally``: it reads the reports' properties)."""
+
+    def __init__(self) -> None:
+        #: cause key -> what each failed case said of it
+        self.seen: dict[str, list[dict[str, Any]]] = {}
+        #: (node id, origin) of each failed scenario item
+        self.failed: dict[str, set[str]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == "harness_cause":
+                data = json.loads(str(value))
+                self.seen.setdefault(data["cause"], []).append(data)
+                if report.failed:
+                    self.failed.setdefault(report.nodeid, set()).add(data["origin"])
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.seen:
+            return
+        terminalreporter.section("root causes")
+        origins = [
+            "first-party" if "first-party" in found else "gateway" for found in self.failed.values()
+        ]
+        causes = {key: self._merged(key, cases) for key, cases in self.seen.items()}
+        by_origin = [c["origin"] for c in causes.values()]
+        terminalreporter.write_line(
+            f"{len(origins)} scenario items failed: {origins.count('first-party')} first-party, "
+            f"{origins.count('gateway')} gateway; {len(causes)} root causes "
+            f"({by_origin.count('first-party')} first-party, {by_origin.count('gateway')} "
+            "gateway), each once, with the command that replays its smallest case:"
+        )
+        baseline = terminalreporter.config.stash.get(_BASELINE, None)
+        for where in ("first-party", "gateway"):
+            mine = [c for c in causes.values() if c["origin"] == where]
+            if mine:
+                terminalreporter.write_line(f"{where}:")
+            for cause in mine:
+                noun = "case" if cause["cases"] == 1 else "cases"
+                known = (
+                    " (known: in the baseline)" if baseline and cause["cause"] in baseline else ""
+                )
+                terminalreporter.write_line(
+                    f"  {cause['cause']}{known}  {cause['cases']} {noun}, {cause['trigger']}: "
+                    f"{cause['message']}"
+                )
+                terminalreporter.write_line(f"    {cause['run']}")
+
+    @staticmethod
+    def _merged(key: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
+        """One cause from what each of its cases said: counted, its smallest case standing for
+        it, first-party if any case is, the quirk sets of its smallest cases its trigger."""
+        ordered = sorted(cases, key=lambda c: (len(c["quirks"]), len(c["smallest_case"])))
+        fewest = len(ordered[0]["quirks"])
+        triggers = dict.fromkeys(
+            "+".join(c["quirks"]) for c in ordered if len(c["quirks"]) == fewest
+        )
+        trigger = "as written" if "" in triggers else "under " + " or ".join(triggers)
+        origin = "first-party" if any(c["origin"] == "first-party" for c in cases) else "gateway"
+        return {
+            **ordered[0],
+            "cause": key,
+            "cases": len(cases),
+            "origin": origin,
+            "trigger": trigger,
+        }
 
 
 class HtmlReport:

@@ -42,6 +42,8 @@ class Entry:
     cause: str
     #: what a person wrote of why it is accepted ("" if nothing)
     reason: str = ""
+    #: the case that stood for it when written (``id[dialect+quirks]``), "" if not said
+    smallest: str = ""
     #: the line of the file it is at (0 for an entry not read from a file)
     line: int = 0
 
@@ -133,8 +135,8 @@ def read_baseline(path: str | os.PathLike[str]) -> Baseline:
                 Problem(where, line, f"{key} is listed twice (first at line {entries[key].line})")
             )
             continue
-        reason = item.get("reason", "")
-        entries[key] = Entry(key, reason if isinstance(reason, str) else str(reason), line)
+        reason, smallest = item.get("reason", ""), item.get("smallest", "")
+        entries[key] = Entry(key, str(reason), str(smallest), line)
     if problems:
         raise ScenarioError(problems)
     return Baseline(where, entries)

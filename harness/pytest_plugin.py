@@ -212,13 +212,19 @@ _BASELINE = pytest.StashKey["Baseline | None"]()
 # -- collection ---------------------------------------------------------------------------------
 
 
-def _scenario_folders(config: pytest.Config) -> list[tuple[Path, str]]:
-    """(folder, node id prefix) for every folder whose scenarios become items."""
+def _scenario_folders(
+    config: pytest.Config, session: pytest.Session | None = None
+) -> list[tuple[Path, str]]:
+    """(folder, node id prefix) for every folder whose scenarios become items. While collecting
+    (``session`` given), a ``harness_adapter`` fixture overridden in a conftest.py counts as a
+    configured adapter too."""
     from harness.library import library_path
 
     folders: list[tuple[Path, str]] = []
     explicit = bool(config.getoption("harness_adapter") or config.getoption("harness_scenario"))
     configured = explicit or bool(config.getini("harness_adapter"))
+    if not configured and session is not None:
+        configured = _fixture_overridden(session)
     narrowed = config.args_source == pytest.Config.ArgsSource.ARGS and not explicit
     library = str(config.getini("harness_library")).lower()
     if library not in ("auto", "true", "false"):
@@ -244,7 +250,7 @@ def pytest_collection_modifyitems(
 ) -> None:
     """Add the scenario items first, so -k, -m, --lf and xdist see them like any other."""
     added: list[pytest.Item] = []
-    for folder, prefix in _scenario_folders(config):
+    for folder, prefix in _scenario_folders(config, session):
         from harness.scenario import discover
 
         for path in discover([folder]):
@@ -344,18 +350,22 @@ class ScenarioFile(pytest.File):
                 yield item
 
     def _fixture_overridden(self) -> bool:
-        """Whether a conftest.py overrides the ``harness_adapter`` fixture for this file."""
-        try:
-            defs = self.session._fixturemanager.getfixturedefs("harness_adapter", self)
-        except Exception:  # pytest's fixture manager is not public API: assume it is
-            return True
-        ours = getattr(harness_adapter, "__wrapped__", harness_adapter)
-        return not defs or defs[-1].func is not ours
+        return _fixture_overridden(self)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ScenarioCollectError):
             return str(excinfo.value)
         return str(super().repr_failure(excinfo))
+
+
+def _fixture_overridden(node: pytest.Session | pytest.File) -> bool:
+    """Whether a conftest.py overrides the ``harness_adapter`` fixture for ``node``."""
+    try:
+        defs = node.session._fixturemanager.getfixturedefs("harness_adapter", node)
+    except Exception:  # pytest's fixture manager is not public API: assume it is
+        return True
+    ours = getattr(harness_adapter, "__wrapped__", harness_adapter)
+    return not defs or defs[-1].func is not ours
 
 
 class ScenarioItem(pytest.Function):

@@ -142,3 +142,24 @@ def test_a_malformed_baseline_is_a_usage_error_naming_its_line(
     result.stderr.fnmatch_lines(
         [f"*harness: {bad}:3: each entry needs 'cause: SCENARIO:RULE@EVENT'*"]
     )
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "@pytest.fixture\ndef harness_adapter():\n    return 'session-reference'\n",
+        "@pytest_asyncio.fixture\nasync def harness_adapter():\n    return 'session-reference'\n",
+    ],
+    ids=["sync", "async"],
+)
+def test_an_overridden_adapter_fixture_counts_as_configured(
+    project: pytest.Pytester, fixture: str
+) -> None:
+    """With the default ``harness_library = auto``, the library is collected for a conftest.py
+    that names the adapter by overriding the fixture, as for the option or the ini value."""
+    project.makeconftest("import pytest\nimport pytest_asyncio\n\n\n" + fixture)
+    result = project.runpytest("-p", "no:cacheprovider")
+    from harness.scenario import load_all
+
+    session = load_all([str(Path(PATH).parents[1] / "session")])[0]
+    assert result.parseoutcomes().get("passed") == len(session)

@@ -172,13 +172,24 @@ def test_a_driver_authors_regression_workflow(driver_project: pytest.Pytester) -
             '-    arguments: \'{"location": "San Francisco, CA"}\'',
         ]
     )
+    # accepting the new output records it, but never the rule it breaks: the item still fails
     accepted = driver_project.runpytest_subprocess("--snapshot-update")
-    accepted.assert_outcomes(passed=1)
+    accepted.assert_outcomes(failed=1)
     accepted.stdout.fnmatch_lines(["*1 snapshot updated*"])
     kept = snapshot.read_text()
     assert kept.count("- tool_call:") == 1 and "status: fail" in kept
     assert "was never emitted" in kept  # the rule that saw it
-    driver_project.runpytest_subprocess().assert_outcomes(passed=1)
+    again = driver_project.runpytest_subprocess()
+    again.assert_outcomes(failed=1)
+    again.stdout.fnmatch_lines(
+        [
+            f"*{_glob(item)}: the driver breaks the rules on this recording*",
+            "*[[]emit-once-early] event *was never emitted*",
+        ]
+    )
+    assert "the driver's output changed" not in again.stdout.str()
+    driver.write_text(DRIVER)  # fixed again
+    driver_project.runpytest_subprocess("--snapshot-update").assert_outcomes(passed=1)
 
     # a recording replaced by another leaves its snapshot unused, as syrupy reports it
     (driver_project.path / "cassettes" / CASSETTE).unlink()

@@ -163,26 +163,49 @@ def _replay(request: pytest.FixtureRequest) -> None:
     if outcome is None:
         pytest.skip(f"{stream.label} is a {stream.dialect} stream; the adapter reads another")
     snapshot = request.getfixturevalue("harness_snapshot")
+    problems = _snapshot_problems(item.name, snapshot, outcome)
+    # a broken rule fails the item whatever its snapshot holds: a snapshot records what the
+    # driver emitted, and accepting it (--snapshot-update) never accepts the rule it breaks
+    problems.extend(_broken_rules(item.name, outcome))
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
+def _snapshot_problems(name: str, snapshot: Any, outcome: dict[str, Any]) -> list[str]:
+    """Nothing if the snapshot holds ``outcome`` (or was just written); else what differs."""
     if snapshot == outcome:
-        return
+        return []
     result = snapshot.executions[snapshot.num_executions - 1]
     if result.exception is not None:
         raise result.exception
     now = str(result.asserted_data or "").splitlines()
     if result.recalled_data is None:
         header = (
-            f"{item.name}: no snapshot yet of what the driver does with this stream; "
+            f"{name}: no snapshot yet of what the driver does with this stream; "
             "run pytest with --snapshot-update to write it"
         )
-        diff = [f"+ {line}" for line in now]
-    else:
-        header = (
-            f"{item.name}: the driver's output changed; if that is intended, run pytest with "
-            "--snapshot-update to accept it"
-        )
-        before = str(result.recalled_data).splitlines()
-        diff = list(difflib.unified_diff(before, now, "snapshot", "now", lineterm=""))
-    pytest.fail("\n".join([header, *diff]), pytrace=False)
+        return [header, *(f"+ {line}" for line in now)]
+    header = (
+        f"{name}: the driver's output changed; if that is intended, run pytest with "
+        "--snapshot-update to accept it"
+    )
+    before = str(result.recalled_data).splitlines()
+    return [header, *difflib.unified_diff(before, now, "snapshot", "now", lineterm="")]
+
+
+def _broken_rules(name: str, outcome: dict[str, Any]) -> list[str]:
+    if outcome["status"] == "pass":
+        return []
+    lines = [
+        f"{name}: the driver breaks the rules on this recording; a snapshot records what it "
+        "emitted and cannot accept a broken rule (fix the driver, or leave the recording out)"
+    ]
+    if "error" in outcome:
+        lines.append(f"  error: {outcome['error']}")
+    lines.extend(
+        f"  [{b['rule']}] event {b['event']}: {b['message']}" for b in outcome.get("broken", ())
+    )
+    return lines
 
 
 # -- what a driver did with a recorded stream ------------------------------------------------------

@@ -158,3 +158,21 @@ def test_a_malformed_baseline_is_a_located_usage_error(
     assert code == 2
     assert f"{bad}:3: error: each entry needs 'cause: SCENARIO:RULE@EVENT'" in err
     assert "Traceback" not in err
+
+
+def test_the_html_report_lists_each_cause_once_and_draws_its_smallest_case(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    report = tmp_path / "report.html"
+    scenario = f"{DRIVER}/parallel-calls.yaml"
+    code, out, _ = run(capsys, "run", scenario, "--adapter", MERGES, "--format", "json")
+    data = json.loads(out)
+    run(capsys, "run", scenario, "--adapter", MERGES, "--html", str(report))
+    html = report.read_text(encoding="utf-8")
+    causes = re.search(r"<section class=causes>(.*?)</section>", html, re.S)
+    assert causes is not None
+    assert causes.group(1).count("<li") == len(data["causes"])
+    smallest = {c["smallest_case"] for c in data["causes"]}
+    assert html.count('<article class="failure"') == len(smallest)
+    for cause in data["causes"]:
+        assert f"root cause <code>{cause['cause']}</code>: {cause['cases']} case" in html

@@ -51,6 +51,7 @@ from harness.report.timeline import (
     driver_swimlanes,
     session_swimlanes,
 )
+from harness.results.causes import Cause, group_causes
 from harness.results.compare import expected_data, observed_data
 from harness.rules.registry import Violation
 from harness.scenario import DriverScenario, SessionScenario
@@ -110,7 +111,9 @@ def anchor_of(result: ScenarioResult) -> str:
     return "r-" + "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in raw)
 
 
-def summary_row(result: ScenarioResult) -> SummaryRow:
+def summary_row(result: ScenarioResult, *, anchored: bool = True) -> SummaryRow:
+    """``anchored``: the result has a section of its own (a case standing for a root cause
+    has; the other cases of that cause link to it through their scenario's row)."""
     return SummaryRow(
         result.scenario.case_id,
         result.scenario.id,
@@ -118,7 +121,7 @@ def summary_row(result: ScenarioResult) -> SummaryRow:
         result.adapter,
         result.status,
         result.rule_statuses,
-        anchor_of(result) if result.status in ("fail", "error") else "",
+        anchor_of(result) if anchored and result.status in ("fail", "error") else "",
     )
 
 
@@ -176,24 +179,40 @@ def render_report(
     reproduce commands (None: each result's adapter name); ``expectations``: replay each failing case against its layer's reference consumer, to show
     what a correct consumer shows next to what this one showed.
 
-    A timeline is drawn for the first failing case of each scenario. ``per_adapter=(drawn,
-    listed)`` keeps a run of many adapters (the demo) small: per adapter, only the ``drawn``
-    shortest failing cases are drawn and ``listed`` failures listed in all."""
+    Each root cause of the failures is listed once, and drawn once: its smallest case, with a
+    timeline (the other cases of the cause link to it). ``per_adapter=(drawn, listed)`` keeps a
+    run of many adapters (the demo) small: per adapter, only the ``drawn`` shortest failing
+    cases are drawn and ``listed`` failures listed in all."""
     shown = [r for r in results if adapter_layers_if_left_out(r) is None]
     sections = []
     by_adapter: dict[str, list[ScenarioResult]] = {}
     for result in shown:
         if result.status in ("fail", "error"):
             by_adapter.setdefault(result.adapter, []).append(result)
+    standing: set[int] | None = None  # one adapter's run: the cases standing for the causes
     for name, failures in by_adapter.items():
-        if per_adapter is None:  # the first case of each scenario drawn
-            firsts = {scenario_key(r): id(r) for r in reversed(failures)}
-            draw, listed = set(firsts.values()), failures
-        else:
-            shortest = sorted(failures, key=lambda r: len(r.scenario.events))[: per_adapter[0]]
-            draw = {id(r) for r in shortest}
-            listed = shortest + [r for r in failures if id(r) not in draw]
-            listed = listed[: max(per_adapter[1], len(shortest))]
+        if per_adapter is None:  # each root cause once: its smallest case, drawn
+            causes = group_causes(failures)
+            of_case: dict[int, list[Cause]] = {}
+            for cause in causes:
+                of_case.setdefault(id(cause.smallest), []).append(cause)
+            standing = (standing or set()) | set(of_case)
+            sections.append(_cause_list(causes))
+            for result in {id(c.smallest): c.smallest for c in causes}.values():
+                reference = result.adapter if adapter is None else adapter
+                sections.append(
+                    failure_section(
+                        result,
+                        reproduce_commands(result, reference),
+                        expectations=expectations,
+                        causes=of_case[id(result)],
+                    )
+                )
+            continue
+        shortest = sorted(failures, key=lambda r: len(r.scenario.events))[: per_adapter[0]]
+        draw = {id(r) for r in shortest}
+        listed = shortest + [r for r in failures if id(r) not in draw]
+        listed = listed[: max(per_adapter[1], len(shortest))]
         for result in listed:
             reference = result.adapter if adapter is None else adapter
             commands = reproduce_commands(result, reference)
@@ -210,7 +229,7 @@ def render_report(
             )
     left_out = len(results) - len(shown)
     return render_document(
-        [summary_row(r) for r in shown],
+        [summary_row(r, anchored=standing is None or id(r) in standing) for r in shown],
         sections,
         title=title,
         counts=summary_line(shown),
@@ -357,16 +376,32 @@ _MATRIX_MARK = {"pass": "·", "fail": "✗", "error": "!", "skip": "&ndash;"}
 # -- one failure ----------------------------------------------------------------------------------
 
 
+def _cause_list(causes: Sequence[Cause]) -> str:
+    """Each root cause on one line, linked to the section of the case standing for it."""
+    items = []
+    for cause in causes:
+        noun = "case" if len(cause.cases) == 1 else "cases"
+        items.append(
+            f'<li class="{_e(cause.origin)}"><a href="#{_e(anchor_of(cause.smallest))}">'
+            f"{_e(cause.scenario)} [{_e(cause.rule)}]</a> {len(cause.cases)} {noun}, "
+            f"{_e(cause.origin)}, {_e(cause.trigger_text())}: {_e(_short(cause.message, 160))}"
+        )
+    count = f"{len(causes)} root cause{'' if len(causes) == 1 else 's'}"
+    return f"<section class=causes><h3>{count}</h3><ol>{''.join(items)}</ol></section>"
+
+
 def failure_section(
     result: ScenarioResult,
     reproduce: Sequence[str],
     *,
     expectations: bool = True,
     timeline: bool = True,
+    causes: Sequence[Cause] = (),
 ) -> str:
     """The section of one failed or errored result: what broke, the timeline, and the final
     observation next to the reference consumer's. ``timeline=False``: what broke only (a
-    further case of a scenario whose first failing case is drawn)."""
+    further case of a scenario whose first failing case is drawn). ``causes``: the root causes
+    the case stands for (the smallest case of each), said under its heading."""
     scenario = result.scenario
     head = (
         f'<article class="failure" id="{_e(anchor_of(result))}" data-layer="{_e(scenario.layer)}">'
@@ -376,7 +411,16 @@ def failure_section(
     )
     commands = "".join(f"<code class=reproduce>{_e(c)}</code>" for c in reproduce)
     repro = f"<div class=repro><b>reproduce</b>{commands}</div>" if commands else ""
-    parts = [head, repro]
+    parts = [head]
+    for cause in causes:
+        others = len(cause.cases) - 1
+        shown_for = f"; it stands for {others} more" if others else ""
+        parts.append(
+            f"<p class=cause>root cause <code>{_e(cause.key)}</code>: {len(cause.cases)} "
+            f"case{'' if len(cause.cases) == 1 else 's'}, {_e(cause.origin)}, "
+            f"{_e(cause.trigger_text())}{shown_for}</p>"
+        )
+    parts.append(repro)
     if result.status == "error":
         parts.append(f"<p class=error>the adapter misbehaved: {_e(result.error)}</p>")
     roots = result.root_causes

@@ -631,16 +631,14 @@ def _cause_properties(
     """Each root cause a failed case of the item shows, as a report property the controller
     reads (``CauseTally``): its key, origin, case and quirks, message and one command."""
     from harness.report import reproduce_commands
-    from harness.results.causes import added_quirks, group_causes
+    from harness.results.causes import cause_records
 
     out = []
     for result in results:
-        if result.status not in ("fail", "error"):
-            continue
-        commands = reproduce_commands(result, named, pytest=True, adapter_option=given)
-        for cause in group_causes([result]):
-            data = {**cause.to_json(), "quirks": list(added_quirks(result)), "run": commands[-1]}
-            out.append(("harness_cause", json.dumps(data)))
+        if result.status in ("fail", "error"):
+            commands = reproduce_commands(result, named, pytest=True, adapter_option=given)
+            for record in cause_records(result, run=commands[-1]):
+                out.append(("harness_cause", json.dumps(record)))
     return out
 
 
@@ -663,13 +661,15 @@ class CauseTally:
                     self.failed.setdefault(report.nodeid, set()).add(data["origin"])
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from harness.results.causes import merged_records
+
         if not self.seen:
             return
         terminalreporter.section("root causes")
         origins = [
             "first-party" if "first-party" in found else "gateway" for found in self.failed.values()
         ]
-        causes = {key: self._merged(key, cases) for key, cases in self.seen.items()}
+        causes = {c["cause"]: c for c in merged_records(r for rs in self.seen.values() for r in rs)}
         by_origin = [c["origin"] for c in causes.values()]
         terminalreporter.write_line(
             f"{len(origins)} scenario items failed: {origins.count('first-party')} first-party, "
@@ -692,25 +692,6 @@ class CauseTally:
                     f"{cause['message']}"
                 )
                 terminalreporter.write_line(f"    {cause['run']}")
-
-    @staticmethod
-    def _merged(key: str, cases: list[dict[str, Any]]) -> dict[str, Any]:
-        """One cause from what each of its cases said: counted, its smallest case standing for
-        it, first-party if any case is, the quirk sets of its smallest cases its trigger."""
-        ordered = sorted(cases, key=lambda c: (len(c["quirks"]), len(c["smallest_case"])))
-        fewest = len(ordered[0]["quirks"])
-        triggers = dict.fromkeys(
-            "+".join(c["quirks"]) for c in ordered if len(c["quirks"]) == fewest
-        )
-        trigger = "as written" if "" in triggers else "under " + " or ".join(triggers)
-        origin = "first-party" if any(c["origin"] == "first-party" for c in cases) else "gateway"
-        return {
-            **ordered[0],
-            "cause": key,
-            "cases": len(cases),
-            "origin": origin,
-            "trigger": trigger,
-        }
 
 
 class HtmlReport:

@@ -27,7 +27,7 @@ import html
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -51,7 +51,7 @@ from harness.report.timeline import (
     driver_swimlanes,
     session_swimlanes,
 )
-from harness.results.causes import Cause, group_causes
+from harness.results.causes import Cause, cause_records, group_causes, merged_records
 from harness.results.compare import expected_data, observed_data
 from harness.rules.registry import Violation
 from harness.scenario import DriverScenario, SessionScenario
@@ -142,6 +142,7 @@ def result_piece(
     if result.status in ("fail", "error"):
         key = scenario_key(result)
         piece["key"] = list(key)
+        piece["causes"] = cause_records(result, anchor=anchor_of(result))
         if key not in drawn:
             drawn.add(key)
             piece["drawn"] = failure_section(result, reproduce)
@@ -150,18 +151,35 @@ def result_piece(
 
 
 def document_from_pieces(pieces: Iterable[str], *, title: str = "Conformance report") -> str:
-    rows, sections = [], []
-    drawn: set[tuple[str, ...]] = set()
-    for text in pieces:
-        piece = json.loads(text)
-        rows.append(SummaryRow.from_json(piece["row"]))
-        if "key" in piece:
-            key = tuple(piece["key"])
-            sections.append(
-                piece["listed"] if key in drawn else piece.get("drawn", piece["listed"])
-            )
-            drawn.add(key)
+    """The report from the pieces of every result: each root cause listed once, and the case
+    standing for it (the smallest) given a section, drawn where its process drew it."""
+    loaded = [json.loads(text) for text in pieces]
+    causes = merged_records(record for piece in loaded for record in piece.get("causes", ()))
+    standing = {c["anchor"] for c in causes}
+    rows, sections = [], [_causes_section(causes)] if causes else []
+    for piece in loaded:
+        row = SummaryRow.from_json(piece["row"])
+        if row.anchor and row.anchor not in standing:
+            row = replace(row, anchor="")  # its cause's case has the section
+        rows.append(row)
+        if row.anchor:
+            sections.append(piece.get("drawn", piece["listed"]))
     return render_document(rows, sections, title=title)
+
+
+def _causes_section(causes: Sequence[Mapping[str, Any]]) -> str:
+    """Each root cause on one line (a record as ``results.causes.merged_records`` gives it, with
+    the ``anchor`` of the case standing for it), linked to that case's section."""
+    items = []
+    for cause in causes:
+        noun = "case" if cause["cases"] == 1 else "cases"
+        items.append(
+            f'<li class="{_e(cause["origin"])}"><a href="#{_e(cause["anchor"])}">'
+            f"{_e(cause['scenario'])} [{_e(cause['rule'])}]</a> {cause['cases']} {noun}, "
+            f"{_e(cause['origin'])}, {_e(cause['trigger'])}: {_e(_short(cause['message'], 160))}"
+        )
+    count = f"{len(causes)} root cause{'' if len(causes) == 1 else 's'}"
+    return f"<section class=causes><h3>{count}</h3><ol>{''.join(items)}</ol></section>"
 
 
 # -- the document -------------------------------------------------------------------------------
@@ -197,7 +215,18 @@ def render_report(
             for cause in causes:
                 of_case.setdefault(id(cause.smallest), []).append(cause)
             standing = (standing or set()) | set(of_case)
-            sections.append(_cause_list(causes))
+            sections.append(
+                _causes_section(
+                    [
+                        {
+                            **c.to_json(),
+                            "trigger": c.trigger_text(),
+                            "anchor": anchor_of(c.smallest),
+                        }
+                        for c in causes
+                    ]
+                )
+            )
             for result in {id(c.smallest): c.smallest for c in causes}.values():
                 reference = result.adapter if adapter is None else adapter
                 sections.append(
@@ -374,20 +403,6 @@ _MATRIX_MARK = {"pass": "·", "fail": "✗", "error": "!", "skip": "&ndash;"}
 
 
 # -- one failure ----------------------------------------------------------------------------------
-
-
-def _cause_list(causes: Sequence[Cause]) -> str:
-    """Each root cause on one line, linked to the section of the case standing for it."""
-    items = []
-    for cause in causes:
-        noun = "case" if len(cause.cases) == 1 else "cases"
-        items.append(
-            f'<li class="{_e(cause.origin)}"><a href="#{_e(anchor_of(cause.smallest))}">'
-            f"{_e(cause.scenario)} [{_e(cause.rule)}]</a> {len(cause.cases)} {noun}, "
-            f"{_e(cause.origin)}, {_e(cause.trigger_text())}: {_e(_short(cause.message, 160))}"
-        )
-    count = f"{len(causes)} root cause{'' if len(causes) == 1 else 's'}"
-    return f"<section class=causes><h3>{count}</h3><ol>{''.join(items)}</ol></section>"
 
 
 def failure_section(

@@ -15,9 +15,9 @@ ones add are what trigger it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
@@ -158,3 +158,45 @@ def _cause(key: str, rule: str, event: int, cases: Sequence[ScenarioResult]) -> 
         (v for v in smallest.root_causes if v.rule == rule and v.event_index == event), None
     )
     return Cause(key, smallest.scenario.id, rule, event, ordered, violation)
+
+
+# -- causes gathered from records: what each case, replayed elsewhere, said of its causes -------
+
+
+def cause_records(result: ScenarioResult, **extra: object) -> list[dict[str, Any]]:
+    """What one failed or erred case says of each root cause it shows, as JSON-able records
+    (for a process that gathers the cases of many others: the pytest plugin under xdist), each
+    with ``extra`` (e.g. the command that replays the case)."""
+    if result.status not in ("fail", "error"):
+        return []
+    quirks = list(added_quirks(result))
+    return [{**c.to_json(), "quirks": quirks, **extra} for c in group_causes([result])]
+
+
+def merged_records(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each cause once from the records of its cases (``cause_records``), as ``group_causes``
+    makes it of the results: counted, the smallest case's record standing for it, first-party
+    if any case is, the quirk sets of its smallest cases its trigger (``trigger``); first-party
+    causes first, each group in the order met."""
+    by_key: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        by_key.setdefault(str(record["cause"]), []).append(record)
+    out = []
+    for key, cases in by_key.items():
+        ordered = sorted(cases, key=lambda c: (len(c["quirks"]), len(str(c["smallest_case"]))))
+        fewest = len(ordered[0]["quirks"])
+        triggers = dict.fromkeys(
+            "+".join(c["quirks"]) for c in ordered if len(c["quirks"]) == fewest
+        )
+        trigger = "as written" if "" in triggers else "under " + " or ".join(triggers)
+        first = any(c["origin"] == "first-party" for c in cases)
+        out.append(
+            {
+                **ordered[0],
+                "cause": key,
+                "cases": len(cases),
+                "origin": "first-party" if first else "gateway",
+                "trigger": trigger,
+            }
+        )
+    return sorted(out, key=lambda c: c["origin"] != "first-party")

@@ -18,9 +18,10 @@ from harness import (
     replay,
 )
 from harness.adapters.registry import resolve_adapter
+from harness.codecs import dialects
 from harness.library import library_path
-from harness.replay.cases import cases_for
-from tests.scenarios_for_tests import load_every
+from harness.replay.cases import cases_for, fed_chunks, pick_case
+from tests.scenarios_for_tests import load_every, parse_driver
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "examples" / "templates"
@@ -59,6 +60,99 @@ def test_a_template_replays_its_layer_without_an_adapter_error(name):
     assert not errors  # what it returns has the shape the doc gives
     passed = {r.scenario.id for r in results if r.status == "pass"}
     assert set(must_pass) <= passed
+
+
+# chunk 7 holds the finish_reason, chunk 8 is [DONE]: the read of chunk 8 is cancelled
+CANCELLED_BEFORE_DONE = """\
+id: cancelled-between-finish-and-done
+title: cancelled after the finish_reason, before [DONE]
+description: the turn ends at [DONE]; a read cancelled before it leaves the turn unended
+source: tests
+layer: driver
+dialects: [openai-chat]
+cancel_after_reads: 7
+trace:
+  - cycle:
+      blocks:
+        - text: "Reading it."
+        - tool_use: {id: call_a, name: read_file, input: {path: a.txt}}
+"""
+
+
+@pytest.mark.parametrize(
+    "adapter",
+    ["driver_sync:make_adapter", "driver_async:make_adapter", "driver-openai-chat-reference"],
+)
+def test_a_driver_template_ends_the_turn_where_the_reference_does(adapter):
+    """Not at the finish_reason: reporting the turn's end there, before a cancelled read of
+    [DONE], breaks turn-lifetime."""
+    scenario = parse_driver(CANCELLED_BEFORE_DONE)
+    chunks = [c.data for c in fed_chunks(*pick_case(scenario, "openai-chat", (), dialects()))]
+    assert '"finish_reason":"tool_calls"' in chunks[6] and chunks[7] == "data: [DONE]\n\n"
+    result = replay(scenario, resolve_adapter(adapter))
+    assert (result.status, result.violations) == ("pass", ())
+
+
+def _table_column(heading: str) -> list[str]:
+    """The first column's code names of the table under ``heading``'s section."""
+    section = DOC.split(heading, 1)[1].split("\n#", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [name for row in rows for name in re.findall(r"`([a-z_-]+)`", row.split("|")[1])]
+
+
+def test_the_doc_names_every_dialect_stop_reason_contract_and_read_mode():
+    from harness.codecs import dialects
+    from harness.model.driver import STOP_REASONS
+    from harness.model.driver_run import CONTRACTS
+    from harness.replay.driver import READS
+
+    assert _table_column("### What a chunk is") == list(dialects())
+    assert sorted(_table_column("### When a call is complete")) == sorted(dialects())
+    assert "`end_turn`, `tool_use`, `max_tokens` or `stop_sequence`" in DOC
+    assert list(STOP_REASONS) == ["end_turn", "tool_use", "max_tokens", "stop_sequence"]
+    assert f'emits_calls = "{CONTRACTS[0]}"' in DOC and f'"{CONTRACTS[1]}"' in DOC
+    assert f'reads = "{READS[0]}"' in DOC and f'"{READS[1]}"' in DOC
+
+
+def test_the_doc_shows_chunks_as_a_driver_reads_them():
+    from harness.codecs import dialects
+    from harness.replay.cases import fed_chunks, pick_case
+    from harness.scenario import DriverScenario, load_scenario
+
+    scenario = load_scenario(library_path() / "driver" / "text-before-tool-call.yaml")
+    assert isinstance(scenario, DriverScenario)
+
+    def chunks(dialect: str) -> list[str]:
+        case, codec = pick_case(scenario, dialect, (), dialects())
+        return [c.data for c in fed_chunks(case, codec)]
+
+    # what the page's table shows of each dialect's chunks is what a driver reads
+    assert "`'data: [DONE]\\n\\n'`" in DOC
+    assert "`'[{...'`, then `'\\n,\\r\\n{...'`, ..., `'\\n]'`" in DOC
+    assert "after `response.completed`" in DOC
+    assert chunks("openai-chat")[-1] == "data: [DONE]\n\n"
+    assert chunks("anthropic")[0].startswith("event: message_start\ndata: {")
+    assert chunks("anthropic")[-1].startswith("event: message_stop\n")
+    array = chunks("gemini-json-array")
+    assert array[0].startswith("[{") and array[1].startswith("\n,\r\n{") and array[-1] == "\n]"
+    assert chunks("ag-ui")[0].startswith('data: {"type":"RUN_STARTED"')
+    assert "response.completed" in chunks("openai-responses")[-1]
+
+
+def test_the_doc_gives_every_session_event_and_observation_field():
+    from dataclasses import fields
+
+    from harness.model.observation import AttachedCall, Message, Notification, ToolStream
+    from harness.model.session import EVENT_TYPES
+    from harness.replay.driver import StreamCancelled
+
+    kinds = set(_table_column("## The session layer"))
+    assert kinds == set(EVENT_TYPES) - {"checkpoint"}  # a checkpoint is never fed
+    for cls in (Notification, AttachedCall, Message, ToolStream):
+        for field in fields(cls):
+            assert f'"{field.name}"' in DOC, (cls.__name__, field.name)
+    assert "harness.replay.driver.StreamCancelled" in DOC
+    assert issubclass(StreamCancelled, BaseException) and not issubclass(StreamCancelled, Exception)
 
 
 DOC = (ROOT / "docs" / "ADAPTERS.md").read_text()

@@ -973,7 +973,7 @@ def test_generated_turns_replay_clean_through_the_driver(
 
 
 class EmitsSnapshotCalls(AGUIDriver):
-    """The bug of REAL_BUGS row 16: the calls of each MESSAGES_SNAPSHOT are emitted too,
+    """The bug of ag-ui-protocol/ag-ui#1920: the calls of each MESSAGES_SNAPSHOT are emitted too,
     deduplicated by message id, which the snapshot mints fresh every time."""
 
     def run(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
@@ -1082,7 +1082,7 @@ def test_a_driver_with_one_bug_is_caught(
 def test_a_scenario_file_can_ask_for_ag_ui_quirks() -> None:
     """A YAML scenario names it and its quirks like any other."""
     scenario = parse_driver(
-        "id: snapshot-after-each-step\ntitle: t\ndescription: d\nsource: REAL_BUGS row 16\n"
+        "id: snapshot-after-each-step\ntitle: t\ndescription: d\nsource: ag-ui-protocol/ag-ui#1920\n"
         "layer: driver\nrules: [no-duplicates]\ndialects: [ag-ui]\nquirks: [messages_snapshot]\n"
         "trace:\n"
         "  - cycle: {blocks: [{tool_use: {id: call_1, name: read_file, input: {path: a}}}]}\n"

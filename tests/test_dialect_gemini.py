@@ -208,7 +208,8 @@ def test_hand_built_turn_round_trips(codec: Any) -> None:
 
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: c.name)
 def test_end_turn_after_calls_is_gemini_stop(codec: Any) -> None:
-    """REAL_BUGS row 11 is Gemini's normal habit: STOP after function calls."""
+    """A stop that says end of turn beside tool calls (ollama/ollama#7963) is Gemini's normal
+    habit: STOP after function calls."""
     turn = cycle(
         ("text", ["Restarting."]), ("tool_use", "t1", "restart", ['{"s": "w"}']), stop="end_turn"
     )

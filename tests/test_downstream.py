@@ -93,7 +93,7 @@ def test_project_passes_the_library_its_own_scenario_and_its_unit_tests(project)
 
 @pytest.mark.slow
 def test_a_seed_bug_put_back_in_the_consumer_is_caught_and_named(project):
-    # seed 000, problem 1: the ToolCallManager keys notifications by tool call id only
+    # a known bug: the ToolCallManager keys notifications by tool call id only
     source = project / "chatui" / "tool_calls.py"
     text = source.read_text()
     correct = 'return f"{session_id}:{tool_call_id}"'

@@ -127,7 +127,7 @@ class AsyncAnthropicDriver:
 
 
 class AsyncEndsAtFirstStop(AsyncAnthropicDriver):
-    """Async, with seed 002's bug: the turn ends at the first message_stop."""
+    """Async, with a known bug: the turn ends at the first message_stop."""
 
     async def drive(self, chunks: Any) -> AsyncIterator[DriverOutput]:
         async for item in super().drive(_until_first_stop(chunks)):

@@ -89,14 +89,14 @@ def sessions(draw: st.DrawFn, unique_ids: bool) -> Draft:
 
 
 MUTATIONS = (
-    "drop_result",  # row 18: the result was never written
-    "duplicate_result",  # row 15: the tool ran twice
-    "split_results",  # row 19: parallel results split across user messages
-    "insert_between",  # row 19: a custom message between call and result
+    "drop_result",  # anthropics/claude-quickstarts#155: the result was never written
+    "duplicate_result",  # BerriAI/litellm#37273: the tool ran twice
+    "split_results",  # docker/docker-agent#596: parallel results split across user messages
+    "insert_between",  # earendil-works/pi#8502: a custom message between call and result
     "move_result",
-    "orphan",  # row 20 / seed 004: a result of another session
+    "orphan",  # docker/docker-agent#2053: a result of another session
     "drop_message",
-    "truncate",  # row 18: interrupted
+    "truncate",  # letta-ai/letta#3273: interrupted
     "swap",
 )
 
@@ -533,7 +533,7 @@ def test_a_system_message_between_call_and_results_breaks_the_pairing():
     assert repair_history(openai) == [openai[0], _tool("a", "A"), openai[1]]
 
 
-# -- hand cases from REAL_BUGS and seed 004 ----------------------------------------------------
+# -- hand cases from reported bugs (docker/docker-agent#2053 and others) -------------------------
 
 
 def test_row_15_duplicated_tool_result():
@@ -601,7 +601,7 @@ def test_row_18_interrupted_as_the_last_message_gets_a_new_user_message():
     )
 
 
-def test_seed_004_repair_merges_into_the_partial_results_instead_of_a_separate_message():
+def test_the_repair_merges_into_the_partial_results_instead_of_a_separate_message():
     # repairSequencing's bug: a synthetic message before the user message orphaned its results
     history = _freeze(
         [
@@ -665,7 +665,7 @@ def test_row_19_parallel_results_split_across_user_messages():
     )
 
 
-def test_seed_004_orphan_results_after_sub_agent_messages_leaked_into_the_parent():
+def test_orphan_results_after_sub_agent_messages_leaked_into_the_parent():
     parent_call = _anthropic_use("tooluse_PD", "transfer_task", agent="fixer")
     history: Wire = [
         {"role": "user", "content": "Delegate the fix."},
@@ -787,7 +787,7 @@ def test_unknown_blocks_are_kept_by_a_repair():
             [{"role": "assistant", "content": None, "tool_calls": [_openai_call("c", "x", "")]}],
             0,
             "arguments are not JSON text",
-        ),  # REAL_BUGS row 9
+        ),  # microsoft/autogen#5666
         ([{"role": "tool", "content": "x"}], 0, "no 'tool_call_id'"),
         (
             [

@@ -4,7 +4,7 @@ Python processes wrapping the bundled references (tests/processes/) replay the d
 history libraries exactly as the references do in process; processes that break the protocol
 give an error (or, where the protocol is kept but the driving is wrong, a failure) whose message
 names what they sent; the JavaScript driver (examples/drivers/js/driver.mjs) passes the driver
-library and its seed-002 bug is caught.
+library and its bug (the turn ends at the first message_stop) is caught.
 """
 
 from __future__ import annotations

@@ -356,8 +356,8 @@ def test_every_new_quirk_is_a_quirk_of_its_codec_and_has_a_shape_check() -> None
     assert {quirk for _, quirk in CASES} == set(SHAPES)
 
 
-#: where a quirk was seen: an issue (owner/repo#N), a REAL_BUGS row, or a recording's file
-CITATION = re.compile(r"[\w.-]+/[\w.-]+#\d+|REAL_BUGS row|\.(?:yaml|bin|txt)\b")
+#: where a quirk was seen: an issue or pull request (owner/repo#N), or a recording's file
+CITATION = re.compile(r"[\w.-]+/[\w.-]+#\d+|\.(?:yaml|bin|txt)\b")
 
 
 @pytest.mark.parametrize(("dialect", "quirk"), CASES)

@@ -7,7 +7,7 @@
 // Each line on stdin is one request; each gets exactly one JSON line on stdout. Logs go to stderr.
 //
 // Options:
-//   --bug=keyed-by-tool-id   put back seed 000's problem 1: tool notifications keyed by tool call
+//   --bug=keyed-by-tool-id   put back a known bug: tool notifications keyed by tool call
 //                            id only, so a sub-session's call with the same id overwrites or
 //                            removes the parent's notification.
 
@@ -104,7 +104,7 @@ class SessionState {
     this.held = [];
     /** Tool call ids already attached, so a repeated completion is not attached twice. */
     this.attached = new Set();
-    /** call_id -> accumulated streamed tool call / delegation (seed 001). */
+    /** call_id -> accumulated streamed tool call / delegation. */
     this.streams = new Map();
   }
 

@@ -20,6 +20,9 @@ class AsyncChatDriver:
                     yield output
                 if reader.done:
                     break
+            if not reader.done:
+                for output in reader.end():  # the body ended without [DONE]
+                    yield output
         finally:
             await chunks.aclose()  # type: ignore[attr-defined]  # however drive ends
 

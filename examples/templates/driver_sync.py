@@ -5,7 +5,9 @@ reader inside.
 
 ``drive`` gets an iterator of chunks, each one whole server-sent event as the body carries it
 (``'data: {...}\\n\\n'``, the last ``'data: [DONE]\\n\\n'``), and yields what the driver emits:
-text as it streams, each tool call once it is complete, then the end of the turn.
+text as it streams, each tool call once it is complete, then the end of the turn. The turn ends
+with the body, at ``[DONE]`` (or the last chunk, where a server leaves it out), not at the
+``finish_reason``: a read cancelled between the two leaves the turn unended.
 """
 
 from __future__ import annotations
@@ -29,13 +31,13 @@ class ChatReader:
     def __init__(self) -> None:
         self.calls: dict[Any, dict[str, str]] = {}  # the stream's key of a call -> its parts
         self.open_key: Any = None
+        self.finish: str | None = None  # the finish_reason: the stop to report at the end
         self.done = False  # the body ended: read no further
 
     def read(self, chunk: str) -> list[Output]:
         data = "".join(line[5:].strip() for line in chunk.splitlines() if line.startswith("data:"))
         if data == "[DONE]":
-            self.done = True
-            return []
+            return self.end()
         if not data:
             return []  # a comment or a keep-alive
         out: list[Output] = []
@@ -54,9 +56,19 @@ class ChatReader:
                 call["name"] = function.get("name") or call["name"]
                 call["arguments"] += function.get("arguments") or ""
             if choice.get("finish_reason"):
-                out.extend(_complete(call) for call in self.calls.values())
-                self.calls.clear()
-                out.append(TurnEnd(STOP_REASONS.get(choice["finish_reason"], "end_turn")))
+                out.extend(self._complete_all())  # the calls are complete; the turn is not over
+                self.finish = choice["finish_reason"]
+        return out
+
+    def end(self) -> list[Output]:
+        """The body ended (``[DONE]``, or no more chunks): the turn ends here, once."""
+        self.done = True
+        stop = STOP_REASONS.get(self.finish or "stop", "end_turn")
+        return [*self._complete_all(), TurnEnd(stop)]
+
+    def _complete_all(self) -> list[Output]:
+        out: list[Output] = [_complete(call) for call in self.calls.values()]
+        self.calls.clear()
         return out
 
 
@@ -80,6 +92,8 @@ class ChatDriver:
                 yield from reader.read(chunk)
                 if reader.done:
                     break
+            if not reader.done:
+                yield from reader.end()  # the body ended without [DONE]
         finally:
             chunks.close()  # type: ignore[attr-defined]  # however drive ends
 

@@ -67,7 +67,7 @@ from harness.wire.sse import LINE_END
 QUIRKS = {
     "messages_snapshot": (
         "a MESSAGES_SNAPSHOT after each step repeating the run's text and tool calls under fresh "
-        "message ids: a driver must not emit the calls again (REAL_BUGS row 16, ag-ui PR #1920)"
+        "message ids: a driver must not emit the calls again (ag-ui-protocol/ag-ui#1920)"
     ),
     "interleaved_args": (
         "parallel calls all start, then their TOOL_CALL_ARGS interleave, then each ends with its "
@@ -542,8 +542,8 @@ class _Encoder:
             self.send({"type": "MESSAGES_SNAPSHOT", "messages": list(self.snapshot)}, origin)
 
     def assistant_message(self) -> dict[str, Any]:
-        """The step's message as a server stores it: a fresh id (REAL_BUGS row 16), the text,
-        the calls."""
+        """The step's message as a server stores it: a fresh id (ag-ui-protocol/ag-ui#1920), the
+        text, the calls."""
         blocks = [self.blocks[i] for i in sorted(self.blocks)]
         message: dict[str, Any] = {
             "id": f"snapshot-{self.runs}-{len(self.snapshot)}",

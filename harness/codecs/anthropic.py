@@ -3,7 +3,7 @@
 
 Two dialects share the encoding. ``anthropic`` is the Messages API: one response body holds one
 message, and the body ends after its ``message_stop``. ``anthropic-agent`` is an agent's event
-stream (the Claude Agent SDK's stream events forwarded over SSE, as in seed 002): one stream
+stream (the Claude Agent SDK's stream events forwarded over SSE): one stream
 carries every message cycle of a turn and goes on after it, so a driver must stop reading at the
 turn's final stop."""
 
@@ -23,13 +23,17 @@ QUIRKS = {
     "crlf": "CRLF line ends",
     "padded_json": "spaces inside and around the data JSON",
     "duplicate_message_start": (
-        "message_start sent twice; gateway-only: LiteLLM proxy, bifrost (REAL_BUGS row 14)"
+        "message_start sent twice; gateway-only: LiteLLM proxy, bifrost (BerriAI/litellm#32478, "
+        "maximhq/bifrost#4556)"
     ),
     "duplicate_block_stop": (
         "content_block_stop of each tool_use sent twice; gateway-only: a LiteLLM proxy "
-        "release (REAL_BUGS row 15)"
+        "release (BerriAI/litellm#37273)"
     ),
-    "assembled_message": "the SDK's assembled 'assistant' message after each cycle's stream (seed 002, REAL_BUGS row 16)",
+    "assembled_message": (
+        "the SDK's assembled 'assistant' message after each cycle's stream (rynfar/meridian#73; "
+        "scenarios/driver/assembled-message-after-each-cycle.yaml)"
+    ),
     "empty_input_json_delta": (
         "each tool_use block's first input_json_delta has an empty partial_json "
         "(anthropic-sdk-python tool_use_response.txt, llm-anthropic test_tools.yaml; "

@@ -61,8 +61,8 @@ in a row (they would read back as one), empty deltas, a cycle that does not end 
 message_delta and message_stop, ``stop_sequence`` (Gemini says STOP), tool_use without calls
 (STOP without calls reads back as end_turn), and argument texts as above. ``encode`` raises
 ``ValueError`` for a turn it cannot carry. One turn is carried but reads back changed: end_turn
-after function calls is what Gemini's STOP always says (REAL_BUGS row 11), and reads back as
-tool_use; ``turn_facts`` gives both the final reason tool_use.
+after function calls is what Gemini's STOP always says, and reads back as tool_use;
+``turn_facts`` gives both the final reason tool_use.
 """
 
 from __future__ import annotations

@@ -17,35 +17,39 @@ from harness.wire import DONE, WireError, json_data, parse_sse
 QUIRKS = {
     "same_index": (
         "every parallel call streams at index 0; gateway-only: Ollama through LiteLLM, "
-        "Groq, relays of Gemini (REAL_BUGS rows 1-3)"
+        "Groq, relays of Gemini (huggingface/smolagents#1569, BerriAI/litellm#7621, "
+        "su-kaka/gcli2api#406)"
     ),
     "no_index": (
         "tool call deltas carry no index; gateway-only: Gemini's OpenAI-compatible "
-        "endpoint, Ollama (REAL_BUGS row 4)"
+        "endpoint, Ollama (ollama/ollama#7881, openai/openai-python#2806)"
     ),
     "first_index_1": (
         "the first call has index 1; gateway-only: Bedrock Claude through LiteLLM, "
-        "DeepSeek (REAL_BUGS row 5)"
+        "DeepSeek (BerriAI/litellm#11407, marimo-team/marimo#7356)"
     ),
     "name_every_chunk": (
         "the function name repeated on every chunk; gateway-only: llama.cpp's server, "
-        "bifrost (REAL_BUGS row 6)"
+        "bifrost (ggml-org/llama.cpp#13774, maximhq/bifrost#1829)"
     ),
     "id_every_chunk": (
         "the call id repeated on every chunk; gateway-only: some OpenAI-compatible servers "
         "(OpenAI's own recordings send it once)"
     ),
     "id_changes": (
-        "continuation chunks carry another id; gateway-only: GLM on Mistral's API (REAL_BUGS row 7)"
+        "continuation chunks carry another id; gateway-only: GLM on Mistral's API "
+        "(mistralai/mistral-vibe#1127)"
     ),
     "whole_call_one_chunk": (
-        "each call arrives whole in one chunk; gateway-only: Groq (REAL_BUGS row 2)"
+        "each call arrives whole in one chunk; gateway-only: Groq (BerriAI/litellm#7621)"
     ),
     "finish_stop_with_tools": (
         "finish_reason 'stop' although tool calls were made: Ollama and gateways, and at times "
-        "OpenAI's own gpt-4o (REAL_BUGS row 11)"
+        "OpenAI's own gpt-4o (ollama/ollama#7963, BerriAI/litellm#35663)"
     ),
-    "usage_chunk": "a final usage chunk with empty choices (REAL_BUGS row 13)",
+    "usage_chunk": (
+        "a final usage chunk with empty choices (BerriAI/litellm#8751, Portkey-AI/gateway#1629)"
+    ),
     "no_done": "no [DONE] at the end; gateway-only: Writer's API, some proxies",
     "keep_alive": "SSE comment lines between chunks; gateway-only: proxies keeping a stream open",
     "role_chunk_first_call": (
@@ -90,7 +94,7 @@ QUIRKS = {
     ),
     "empty_content_deltas": (
         "an empty content delta ('') before each tool call; gateway-only: Ollama "
-        "(REAL_BUGS row 17, pydantic/pydantic-ai#2256)"
+        "(pydantic/pydantic-ai#2256)"
     ),
 }
 

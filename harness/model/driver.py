@@ -406,8 +406,8 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
             stops.append(i)
             if reason != "tool_use":
                 called = any(call.cycle == cycle and not call.server for call in calls)
-                # a final stop with tool calls in its message (REAL_BUGS row 11): the tools
-                # still have to run, so the turn ends for tool use
+                # a final stop with tool calls in its message (vercel/workflow#1387): the
+                # tools still have to run, so the turn ends for tool use
                 final_stop = i
                 sent_reason = reason
                 final_reason = "tool_use" if called and reason != "max_tokens" else reason

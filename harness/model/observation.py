@@ -51,7 +51,8 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class ToolStream:
-    """The accumulated state of one streamed tool call or delegation (seed 001)."""
+    """The accumulated state of one streamed tool call or delegation (a ``tool_stream`` event's
+    parts and its latest summary)."""
 
     call_id: str
     event_type: str

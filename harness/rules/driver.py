@@ -1,5 +1,4 @@
-"""Driver-layer rules (seeds 002 and 003, REAL_BUGS rows 1-17): what a stream consumer emits and
-how far it reads."""
+"""Driver-layer rules: what a stream consumer emits and how far it reads."""
 
 from __future__ import annotations
 
@@ -18,7 +17,8 @@ from harness.model.driver import (
 from harness.rules.driver_timing import DriverTimeline, same_arguments
 from harness.rules.registry import Finding, rule
 
-SEED_003 = "seed 003 (x2d7/interlude #22: partial tool calls)"
+#: a session that passed on each chunk of a streamed tool call instead of the assembled call
+INTERLUDE = "x2d7/interlude#22 (tool call chunks passed on unassembled)"
 
 
 def _emitted_by_id(c: DriverTimeline) -> dict[str, list[tuple[ToolCallOut, int]]]:
@@ -32,7 +32,9 @@ def _emitted_by_id(c: DriverTimeline) -> dict[str, list[tuple[ToolCallOut, int]]
     "strict-assembly",
     layer="driver",
     precedence=40,
-    source=f"{SEED_003}; REAL_BUGS rows 6, 9, 10",
+    source=(
+        f"{INTERLUDE}; ggml-org/llama.cpp#13774, microsoft/autogen#5666, vllm-project/vllm#32152"
+    ),
     statement=(
         "Argument fragments, concatenated in arrival order, equal the original arguments and "
         "parse strictly at completion; corrupt or truncated arguments are reported invalid, "
@@ -82,7 +84,7 @@ def strict_assembly(c: DriverTimeline) -> Iterator[Finding]:
     "emit-once-early",
     layer="driver",
     precedence=50,
-    source=f"{SEED_003}; REAL_BUGS row 16",
+    source=f"{INTERLUDE}; OpenRouterTeam/ai-sdk-provider#489, letta-ai/lettabot#199",
     statement=(
         "Each tool call is emitted exactly once, and on time for the driver's declared "
         "contract: as soon as it is complete (per-call), or when its model message ends "
@@ -147,7 +149,11 @@ def emit_once_early(c: DriverTimeline) -> Iterator[Finding]:
     "no-duplicates",
     layer="driver",
     precedence=30,
-    source="seed 002 (ClaudeSDKDriver); REAL_BUGS rows 14-16",
+    source=(
+        "a driver that read both an SDK's raw stream events and its assembled messages: "
+        "scenarios/driver/assembled-message-after-each-cycle.yaml; BerriAI/litellm#32478, "
+        "BerriAI/litellm#37273, rynfar/meridian#73"
+    ),
     statement=(
         "Raw stream events plus pre-assembled messages, or a repeated message_start or "
         "content_block_stop, never yield a duplicated message or tool call."
@@ -184,7 +190,7 @@ def no_duplicates(c: DriverTimeline) -> Iterator[Finding]:
     layer="driver",
     precedence=80,
     derived=True,
-    source=SEED_003,
+    source=INTERLUDE,
     statement=(
         "Text and tool calls come out in the order they are due, and all the text comes out: "
         "text as it streams, each call when the driver's contract makes it due (when it is "
@@ -245,7 +251,10 @@ def _runs(kinds: Sequence[str]) -> list[str]:
     "parallel-apart",
     layer="driver",
     precedence=20,
-    source="REAL_BUGS rows 1-3, 7, 8",
+    source=(
+        "huggingface/smolagents#1569, BerriAI/litellm#7621, dyedd/lens#49, "
+        "mistralai/mistral-vibe#1127, langchain-ai/langchain#38673"
+    ),
     statement="Parallel calls stay apart, under each dialect's identity rules (index, id, output index).",
 )
 def parallel_apart(c: DriverTimeline) -> Iterator[Finding]:
@@ -325,7 +334,11 @@ class _TextIndex:
     "turn-lifetime",
     layer="driver",
     precedence=70,
-    source="seed 002 (SSEDriver ending at the first message_stop); REAL_BUGS rows 11, 12, 17",
+    source=(
+        "a driver that stopped reading an agent's stream at its first message_stop: "
+        "scenarios/driver/multi-cycle-turn.yaml; vercel/workflow#1387, mastra-ai/mastra#14187, "
+        "pydantic/pydantic-ai#1763"
+    ),
     statement=(
         "message_stop after stop_reason tool_use does not end the turn; the final stop does; the "
         "consumer stops reading at the turn's end, never before, and not after on a stream that "
@@ -416,7 +429,7 @@ def turn_lifetime(c: DriverTimeline) -> Iterator[Finding]:
     "cancellation",
     layer="driver",
     precedence=60,
-    source=f"{SEED_003}; REAL_BUGS row 18",
+    source=f"{INTERLUDE}; anthropics/claude-quickstarts#155, letta-ai/letta#3273",
     statement=(
         "Cancelling at any point ends the iterator promptly, runs its cleanup, emits no partial "
         "tool call and leaves no dangling state."
@@ -462,7 +475,9 @@ def cancellation(c: DriverTimeline) -> Iterator[Finding]:
     "robust-framing",
     layer="driver",
     precedence=10,
-    source="REAL_BUGS rows 4, 5, 9, 13",
+    source=(
+        "ollama/ollama#7881, BerriAI/litellm#11407, microsoft/autogen#5666, XSpoonAi/spoon-core#179"
+    ),
     statement=(
         "Legal or common quirks (usage chunks with empty choices, keep-alive pings, CRLF, spaces "
         "in data JSON, a missing [DONE]) never crash the consumer, nor make it refuse the "

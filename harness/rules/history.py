@@ -1,4 +1,4 @@
-"""History-layer rules (seed 004, REAL_BUGS rows 15, 18-21): what a consumer stores and sends."""
+"""History-layer rules: what a consumer stores and sends."""
 
 from __future__ import annotations
 
@@ -21,7 +21,10 @@ from harness.rules.registry import Finding, rule
 from harness.rules.session import ObservationPoint
 from harness.rules.session_ledger import CallRecord, SessionLedger, project_history
 
-SEED_004 = "seed 004 (docker-agent #2053: corrupted session history)"
+#: a restored session whose history a sub-agent had corrupted, and its fix
+DOCKER_AGENT = (
+    "docker/docker-agent#2053 (a history a sub-agent corrupted), fixed by docker/docker-agent#2058"
+)
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,7 @@ def _in_trace(record: CallRecord | None) -> str:
 @rule(
     "forward-pairing",
     layer="history",
-    source=SEED_004,
+    source=DOCKER_AGENT,
     statement="Every assistant tool_use has its tool_result in the next user message.",
 )
 def forward_pairing(c: HistoryFacts) -> Iterator[Finding]:
@@ -151,7 +154,10 @@ def forward_pairing(c: HistoryFacts) -> Iterator[Finding]:
 @rule(
     "reverse-pairing",
     layer="history",
-    source=f"{SEED_004}; REAL_BUGS rows 15 and 19",
+    source=(
+        f"{DOCKER_AGENT}; BerriAI/litellm#37273 (a tool_result twice), decocms/studio#1803, "
+        "earendil-works/pi#8502, docker/docker-agent#596"
+    ),
     statement="Every tool_result refers to a tool_use in the immediately preceding assistant message, once.",
 )
 def reverse_pairing(c: HistoryFacts) -> Iterator[Finding]:
@@ -179,7 +185,10 @@ def results_first(c: HistoryFacts) -> Iterator[Finding]:
 @rule(
     "interrupted-turns",
     layer="history",
-    source="REAL_BUGS row 18 (orphaned tool_use after a Stop button)",
+    source=(
+        "anthropics/claude-quickstarts#155 (an orphaned tool_use after a Stop button), "
+        "letta-ai/letta#3273, anthropics/claude-code#1237"
+    ),
     statement="A turn cancelled mid tool call leaves a history the provider will accept.",
 )
 def interrupted_turns(c: HistoryFacts) -> Iterator[Finding]:
@@ -274,7 +283,7 @@ def _lost(places: tuple[dict[str, int], dict[str, int]], tool_id: str) -> str:
 @rule(
     "repair-merges",
     layer="history",
-    source=f"{SEED_004} (the merge-based repair)",
+    source="docker/docker-agent#2058 (the merge-based repair of docker/docker-agent#2053)",
     statement=(
         "A repair adds missing results into the existing next user message rather than "
         "inserting a separate one, drops orphans, and keeps every valid pair. A kept pair is "
@@ -321,7 +330,7 @@ def repair_merges(c: HistoryFacts) -> Iterator[Finding]:
 @rule(
     "parent-isolation",
     layer="history",
-    source="seed 004; REAL_BUGS row 20 (docker-agent #1738)",
+    source="docker/docker-agent#1738, docker/docker-agent#2053",
     statement="Sub-agent messages are not persisted into the parent session.",
 )
 def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
@@ -364,7 +373,10 @@ def _text(block: object) -> str:
 @rule(
     "history-resume-equivalence",
     layer="history",
-    source="seed 000, problem 5",
+    source=(
+        "a client rebuilding a session from its stored history skipped its tool calls: "
+        "scenarios/history/resume-rebuilds-tool-calls.yaml"
+    ),
     statement=(
         "The transcript rebuilt from what the adapter stored has the messages and attachments "
         "the live session had, tool calls and results matched by id."

@@ -1,4 +1,4 @@
-"""Session-layer rules (seeds 000 and 001): notifications, attachment, resume, isolation."""
+"""Session-layer rules: notifications, attachment, resume, isolation."""
 
 from __future__ import annotations
 
@@ -24,8 +24,6 @@ from harness.rules.session_ledger import (
     StreamRecord,
     project_history,
 )
-
-SEED_000 = "seed 000 (Agent C tool call event handling)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +188,10 @@ def _others(c: SessionFacts, record: CallRecord) -> set[str]:
     "session-keyed-tracking",
     layer="session",
     needs="notifications",
-    source=f"{SEED_000}, problem 1",
+    source=(
+        "a client keyed tool notices by call id alone, so a sub-session's call with a parent's "
+        "id overwrote the parent's notice: scenarios/session/subsession-reuses-parent-tool-id.yaml"
+    ),
     statement="A tool call's identity is (session id, tool call id); the same id in two sessions never collides.",
 )
 def session_keyed_tracking(c: SessionFacts) -> Iterator[Finding]:
@@ -224,7 +225,11 @@ def session_keyed_tracking(c: SessionFacts) -> Iterator[Finding]:
     "notification-lifecycle",
     layer="session",
     needs="notifications",
-    source=SEED_000,
+    source=(
+        "a client left tool notices orphaned when system messages, media or other tools came "
+        "between a tool's select, execution and completion: "
+        "scenarios/session/system-messages-and-media-between-tools.yaml"
+    ),
     statement=(
         "select shows 'preparing', executing shows 'using', completed removes the notification, "
         "matched by (session, id) however many events come in between."
@@ -309,7 +314,10 @@ def _leftovers(c: SessionFacts, reason: str, what: str) -> Iterator[Finding]:
     "cleanup-interaction-end",
     layer="session",
     needs="notifications",
-    source=f"{SEED_000}, problem 2",
+    source=(
+        "a client kept the notice of a tool whose completion was lost after its interaction "
+        "ended: scenarios/session/lost-completion-cleared-at-interaction-end.yaml"
+    ),
     statement="Once a session's interaction ends, no notification of that session remains.",
 )
 def cleanup_interaction_end(c: SessionFacts) -> Iterator[Finding]:
@@ -320,7 +328,10 @@ def cleanup_interaction_end(c: SessionFacts) -> Iterator[Finding]:
     "cleanup-user-turn",
     layer="session",
     needs="notifications",
-    source=f"{SEED_000}, problem 3",
+    source=(
+        "a client kept notices of lost completions into the user's turn: "
+        "scenarios/session/lost-completion-cleared-at-user-turn.yaml"
+    ),
     statement="Once the user's turn starts, no notification remains in any session.",
 )
 def cleanup_user_turn(c: SessionFacts) -> Iterator[Finding]:
@@ -330,7 +341,10 @@ def cleanup_user_turn(c: SessionFacts) -> Iterator[Finding]:
 @rule(
     "lost-completion",
     layer="session",
-    source=f"{SEED_000}, Q1",
+    source=(
+        "a tool's completion event can be lost; what clears its notice must not make up a "
+        "result: scenarios/session/lost-completion-cleared-at-interaction-end.yaml"
+    ),
     statement="A tool whose completion never arrives is cleared by the safety nets and never shows a result.",
 )
 def lost_completion(c: SessionFacts) -> Iterator[Finding]:
@@ -402,7 +416,10 @@ def _check_attachment(
 @rule(
     "backward-attachment",
     layer="session",
-    source=f"{SEED_000}, problem 4",
+    source=(
+        "a client attached completed tool calls to the message after the one that made them: "
+        "scenarios/session/backward-attachment-basic.yaml"
+    ),
     statement=(
         "A completed tool call attaches to the latest assistant or thought message of the same "
         "session before it, in the same interaction, and that message is reported updated."
@@ -444,7 +461,10 @@ def backward_attachment(c: SessionFacts) -> Iterator[Finding]:
 @rule(
     "forward-attachment",
     layer="session",
-    source=SEED_000,
+    source=(
+        "a client lost the calls of an interaction that opens with tool calls, having no "
+        "message before them to attach them to: scenarios/session/tool-first-turn.yaml"
+    ),
     statement=(
         "If the interaction started with tool calls (no earlier message in that session), they "
         "are held and attached to the next assistant or thought message of that session."
@@ -485,7 +505,10 @@ _HOSTS_NAMED = 5
 @rule(
     "exactly-once",
     layer="session",
-    source=f"{SEED_000}, problem 4",
+    source=(
+        "a client never cleared its list of completed calls, so each later message inherited "
+        "them: scenarios/session/multi-cycle-interaction.yaml"
+    ),
     statement="Each completed tool call appears on exactly one message; later messages never inherit earlier calls.",
 )
 def exactly_once(c: SessionFacts) -> Iterator[Finding]:
@@ -525,7 +548,10 @@ def _project(m: Message) -> tuple[object, ...]:
 @rule(
     "resume-equivalence",
     layer="session",
-    source=f"{SEED_000}, problem 5",
+    source=(
+        "a client rebuilding a resumed session skipped its tool calls: "
+        "scenarios/session/resume-live-after-tool-calls.yaml"
+    ),
     statement=(
         "Rebuilding a session from its persisted history gives the same messages and attachments, "
         "tool calls and results matched by id, as the live stream did."
@@ -559,7 +585,11 @@ def resume_equivalence(c: SessionFacts) -> Iterator[Finding]:
 @rule(
     "streamed-tool-results",
     layer="session",
-    source="seed 001 (streamed tool call responses)",
+    source=(
+        "tool and delegation results streamed in parts under one call_id, with summaries updated "
+        "on the way: scenarios/session/streamed-tool-result-parts.yaml, "
+        "scenarios/session/streamed-summary-replaced.yaml"
+    ),
     statement=(
         "stream_part chunks of one call_id accumulate in order; the final is_complete chunk leaves "
         "the whole content; a later summary replaces an earlier one; delegation call/result pairs "
@@ -630,7 +660,10 @@ def _stream_problems(
 @rule(
     "subsession-isolation",
     layer="session",
-    source=f"{SEED_000} and seed 004",
+    source=(
+        "sub-agent events written into the parent session: docker/docker-agent#1738, "
+        "docker/docker-agent#2053, github/copilot-sdk#739"
+    ),
     statement=(
         "Events of a sub-session never change the parent's transcript, except through the "
         "delegation tool's own result."

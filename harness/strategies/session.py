@@ -1,11 +1,11 @@
 """Strategies for session- and history-layer scenarios: an agent framework's event stream.
 
-Each document is a trace a real framework could emit (seed 000 is the model): user turns whose
-interactions alternate messages, thoughts and tool calls; parallel calls completing in any order;
-delegations whose sub-sessions interleave with their parent event by event; streamed tool results;
-resumes. Faults are the ones real streams have: a completion repeated or lost, a turn cut short
-with tools still running, a restored history a store had corrupted. Every size shrinks towards
-nothing, so a failure shrinks to the few events that show it::
+Each document is a trace a real framework could emit: user turns whose interactions alternate
+messages, thoughts and tool calls; parallel calls completing in any order; delegations whose
+sub-sessions interleave with their parent event by event; streamed tool results; resumes. Faults
+are the ones real streams have: a completion repeated or lost, a turn cut short with tools still
+running, a restored history a store had corrupted. Every size shrinks towards nothing, so a
+failure shrinks to the few events that show it::
 
     from hypothesis import given
     from harness import replay
@@ -354,7 +354,7 @@ class _Draft:
             return _step("tool_executing", session, calls=[c.running() for c in what])
         return _step("tool_completed", session, calls=[c.done() for c in what])  # or repeated
 
-    # -- streamed tool results (seed 001) ----------------------------------------------------
+    # -- streamed tool results ---------------------------------------------------------------
 
     def streams(self, session: str) -> list[Step]:
         """One or two streamed calls (regular or delegations), their parts interleaved."""
@@ -390,7 +390,7 @@ class _Draft:
             lives.append(life)
         return self.interleave(lives)
 
-    # -- a history restored from a store (seed 004) ------------------------------------------
+    # -- a history restored from a store (docker/docker-agent#2053) --------------------------
 
     def restored(self) -> Step:
         """A resume with a stored history: clean, or (with faults) as corrupt stores leave it."""

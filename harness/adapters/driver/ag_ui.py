@@ -14,13 +14,14 @@ and each is emitted once, when it is complete:
   yet stays open there: parallel calls may all start before their arguments interleave, so only
   the step's end tells it ended. Once a ``TOOL_CALL_END`` has been seen, only ends are trusted.
 
-``MESSAGES_SNAPSHOT`` repeats what the run streamed, under fresh message ids (REAL_BUGS row 16,
-ag-ui PR #1920): it is never a source of calls or text. A ``TOOL_CALL_START`` for an id the run
-already started is a replay of that call and changes nothing. ``STATE_*``, ``TOOL_CALL_RESULT``,
-``RAW``, ``CUSTOM`` (but the ``stop_reason`` one, which names the turn's stop reason), thinking
-and unknown events emit nothing. A run that finishes with tool calls in its last step ends for
-``tool_use`` (unless ``max_tokens`` cut it), whatever stop reason it names: the tools still have
-to run (REAL_BUGS row 11). ``RUN_ERROR`` ends the turn with the stop reason ``error``,
+``MESSAGES_SNAPSHOT`` repeats what the run streamed, under fresh message ids
+(ag-ui-protocol/ag-ui#1920): it is never a source of calls or text. A ``TOOL_CALL_START`` for an
+id the run already started is a replay of that call and changes nothing. ``STATE_*``,
+``TOOL_CALL_RESULT``, ``RAW``, ``CUSTOM`` (but the ``stop_reason`` one, which names the turn's
+stop reason), thinking and unknown events emit nothing. A run that finishes with tool calls in
+its last step ends for ``tool_use`` (unless ``max_tokens`` cut it), whatever stop reason it
+names: the tools still have to run (vercel/workflow#1387 dropped the calls of a run that
+finished for 'stop'). ``RUN_ERROR`` ends the turn with the stop reason ``error``,
 dropping the calls still open (they are not complete).
 """
 

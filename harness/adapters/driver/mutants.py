@@ -1,5 +1,6 @@
-"""The reference drivers with one known bug put back, one class per bug (seeds 002 and 003,
-REAL_BUGS rows 1-16, and the quirks of the Gemini, OpenAI Responses and AG-UI dialects)."""
+"""The reference drivers with one known bug put back, one class per bug: the bugs the driver
+rules' sources cite (`harness rules`), and the quirks of the Gemini, OpenAI Responses and AG-UI
+dialects."""
 
 from __future__ import annotations
 

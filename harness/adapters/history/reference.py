@@ -3,7 +3,8 @@
 It persists each session from the events it is fed, sub-sessions apart (also when their events
 arrive without a session id, between their subsession_start and subsession_end); closes tool
 calls a cancelled turn left open with an error result when the interaction ends or the user's
-turn starts; and repairs the history once more when it builds a request, as seed 004's fix does.
+turn starts; and repairs the history once more when it builds a request, as
+docker/docker-agent#2058 does.
 """
 
 from __future__ import annotations

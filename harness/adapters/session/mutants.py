@@ -1,6 +1,7 @@
 """The reference session consumer with one known bug put back, one class per bug.
 
-Each bug is one the seeds describe; the self-tests prove that some scenario catches every one.
+Each bug is one a session rule's source describes (`harness rules`); the self-tests prove that
+some scenario catches every one.
 """
 
 from __future__ import annotations

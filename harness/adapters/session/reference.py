@@ -1,4 +1,4 @@
-"""A correct session-layer consumer: the behaviour seed 000's final plan and seed 001 describe.
+"""A correct session-layer consumer: it keeps every session rule (`harness rules`).
 
 It is also the model for users' adapters: ``feed`` takes one canonical event, ``notifications``
 and ``transcript`` report what a user would see.

@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 
 from harness.adapters.registry import resolve_adapter
-from harness.report.html import write_report
 from harness.library import library_path
 from harness.replay import replay
 from harness.replay.cases import cases_for
+from harness.report.html import write_report
 from harness.scenario import discover, load_scenario
 
 DEFAULT = (

@@ -165,7 +165,7 @@ def test_the_html_report_lists_each_cause_once_and_draws_its_smallest_case(
 ) -> None:
     report = tmp_path / "report.html"
     scenario = f"{DRIVER}/parallel-calls.yaml"
-    code, out, _ = run(capsys, "run", scenario, "--adapter", MERGES, "--format", "json")
+    _, out, _ = run(capsys, "run", scenario, "--adapter", MERGES, "--format", "json")
     data = json.loads(out)
     run(capsys, "run", scenario, "--adapter", MERGES, "--html", str(report))
     html = report.read_text(encoding="utf-8")

@@ -9,6 +9,7 @@ from typing import Any
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.replay import cases_to_run, run_cases
 from harness.replay.result import ScenarioResult
+from harness.results.causes import group_causes
 from harness.scenario import Scenario
 
 
@@ -37,11 +38,13 @@ def run_matrix(
     adapters: Sequence[AdapterInfo] | None = None,
     *,
     on_result: Callable[[ScenarioResult], None] | None = None,
+    first_party: bool = False,
 ) -> list[Row]:
-    """Every adapter against the scenarios of its layer; ``on_result`` is told of each result
-    as it comes (``harness demo`` shows progress with it)."""
+    """Every adapter against the scenarios of its layer (``first_party``: only the cases of
+    shapes first-party servers send); ``on_result`` is told of each result as it comes
+    (``harness demo`` shows progress with it)."""
     rows = []
-    for adapter, mine in _work(scenarios, adapters):
+    for adapter, mine in _work(scenarios, adapters, first_party):
         results = []
         for result in run_cases(mine, adapter):
             results.append(result)
@@ -52,13 +55,16 @@ def run_matrix(
 
 
 def _work(
-    scenarios: Sequence[Scenario], adapters: Sequence[AdapterInfo] | None
+    scenarios: Sequence[Scenario], adapters: Sequence[AdapterInfo] | None, first_party: bool
 ) -> list[tuple[AdapterInfo, list[Scenario]]]:
     """Each adapter with the cases it runs; none for an adapter whose layer no scenario has."""
     adapters = list(BUNDLED.values()) if adapters is None else list(adapters)
     layers = {s.layer for s in scenarios}
     return [
-        (adapter, cases_to_run(scenarios, adapter, layers=(adapter.layer,)))
+        (
+            adapter,
+            cases_to_run(scenarios, adapter, layers=(adapter.layer,), first_party=first_party),
+        )
         for adapter in adapters
         if adapter.layer in layers
     ]
@@ -66,8 +72,10 @@ def _work(
 
 # -- the matrix of the bundled adapters in several processes ---------------------------------
 
-#: what a worker process loaded: the scenarios of the paths it was given
+#: what a worker process loaded: the scenarios of the paths it was given, and whether it runs
+#: only the cases of first-party shapes
 _LOADED: list[Scenario] = []
+_FIRST_PARTY: list[bool] = [False]
 #: the cases one task replays: small enough that the workers finish together
 _SLICE = 100
 
@@ -75,16 +83,17 @@ _SLICE = 100
 _Outcome = dict[str, Any]
 
 
-def _load_in_worker(paths: Sequence[str]) -> None:
+def _load_in_worker(paths: Sequence[str], first_party: bool) -> None:
     from harness.scenario import load_all
 
     _LOADED[:] = load_all(paths)[0]  # the parent has loaded them already and reported problems
+    _FIRST_PARTY[0] = first_party
 
 
 def _cases_in_worker(name: str, start: int, stop: int) -> tuple[list[str], list[_Outcome]]:
     """The bundled adapter ``name`` against its cases start..stop-1: each case's name and its
     outcome."""
-    ((adapter, mine),) = _work(_LOADED, [BUNDLED[name]])
+    ((adapter, mine),) = _work(_LOADED, [BUNDLED[name]], _FIRST_PARTY[0])
     cases = mine[start:stop]
     return [case.case_id for case in cases], [_outcome(r) for r in run_cases(cases, adapter)]
 
@@ -103,6 +112,7 @@ def run_matrix_parallel(
     jobs: int,
     *,
     on_result: Callable[[ScenarioResult], None] | None = None,
+    first_party: bool = False,
 ) -> tuple[list[Row], str | None]:
     """``run_matrix`` of every bundled adapter over ``scenarios`` (loaded from ``paths``),
     spread over ``jobs`` processes that each load the scenarios themselves, and meanwhile
@@ -112,11 +122,11 @@ def run_matrix_parallel(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    work = _work(scenarios, None)
+    work = _work(scenarios, None, first_party)
     done: list[list[ScenarioResult | None]] = [[None] * len(mine) for _, mine in work]
     context = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
     pool = ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=_load_in_worker, initargs=(list(paths),)
+        jobs, mp_context=context, initializer=_load_in_worker, initargs=(list(paths), first_party)
     )
     try:
         pending = {
@@ -147,7 +157,9 @@ def run_matrix_parallel(
     return rows, libraries
 
 
-def render_matrix(rows: Sequence[Row]) -> str:
+def render_matrix(rows: Sequence[Row], *, first_party: bool = False) -> str:
+    """The matrix as text; ``first_party``: the rows ran first-party shapes only, so a mutant
+    they do not catch is one whose bug only gateways' shapes bring out."""
     width = max(len(r.adapter.name) for r in rows)
     lines = []
     for layer in dict.fromkeys(r.adapter.layer for r in rows):
@@ -164,7 +176,9 @@ def render_matrix(rows: Sequence[Row]) -> str:
             if row.adapter.kind == "reference":
                 verdict = "ok, passes every scenario" if row.ok else "BROKEN: the reference fails"
             elif row.ok:
-                verdict = "caught by " + ", ".join(row.caught_by)
+                verdict = "caught by " + ", ".join(row.caught_by) + _causes_counted(row)
+            elif first_party:
+                verdict = "not caught on first-party shapes: only gateways' shapes bring it out"
             else:
                 verdict = "NOT CAUGHT: no scenario detects this bug"
             mark = "ok " if row.ok else "!! "
@@ -172,9 +186,10 @@ def render_matrix(rows: Sequence[Row]) -> str:
             if row.adapter.bug:
                 lines.append(f"   {'':<{width}}            bug: {row.adapter.bug}")
             if row.adapter.kind == "reference" and not row.ok:
-                for result in row.failed:
+                for cause in group_causes(row.failed):
                     lines.append(
-                        f"   {'':<{width}}            fails {result.scenario.id}: {result.error or ', '.join(result.rules_broken)}"
+                        f"   {'':<{width}}            fails {cause.key} ({len(cause.cases)} "
+                        f"cases, {cause.origin}): {cause.message}"
                     )
         lines.append("")
     mutants = [r for r in rows if r.adapter.kind == "mutant"]
@@ -185,6 +200,14 @@ def render_matrix(rows: Sequence[Row]) -> str:
         f"{caught}/{len(mutants)} mutants caught"
     )
     return "\n".join(lines)
+
+
+def _causes_counted(row: Row) -> str:
+    """`` in 3 root causes (1 first-party, 2 gateway)``."""
+    causes = group_causes(row.failed)
+    first = sum(c.origin == "first-party" for c in causes)
+    noun = "root cause" if len(causes) == 1 else "root causes"
+    return f" in {len(causes)} {noun} ({first} first-party, {len(causes) - first} gateway)"
 
 
 def render_libraries(scenarios: Sequence[Scenario]) -> str | None:

@@ -176,3 +176,18 @@ def test_the_html_report_lists_each_cause_once_and_draws_its_smallest_case(
     assert html.count('<article class="failure"') == len(smallest)
     for cause in data["causes"]:
         assert f"root cause <code>{cause['cause']}</code>: {cause['cases']} case" in html
+
+
+def test_the_demo_counts_causes_and_runs_first_party_shapes_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = f"{DRIVER}/parallel-calls.yaml"
+    code, out, _ = run(capsys, "demo", scenario, "--jobs", "1")
+    (line,) = [line for line in out.splitlines() if f" {MERGES} " in line]
+    assert re.search(
+        r"caught by .*parallel-apart.* in \d+ root causes \(0 first-party, \d+ gateway\)", line
+    )
+    code, out, _ = run(capsys, "demo", scenario, "--jobs", "1", "--first-party")
+    (line,) = [line for line in out.splitlines() if f" {MERGES} " in line]
+    assert "not caught on first-party shapes" in line
+    assert code == 0  # a view of first-party shapes: only the references must pass

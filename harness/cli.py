@@ -305,9 +305,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         known = baseline.entries if baseline is not None else ()
         print(render_table(results, times=args.verbose, every_case=args.verbose, known=known))
     if args.html:
-        from harness.report.html import write_report
+        from harness.report.html import write_report, written
 
-        write_report(args.html, results, adapter=args.adapter)
+        path = write_report(args.html, results, adapter=args.adapter)
+        print(f"harness: {written(path)}", file=sys.stderr)
     if args.write_baseline:
         write_baseline(args.write_baseline, causes)
         print(
@@ -585,10 +586,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
             libraries = render_libraries(scenarios)
     print(render_matrix(rows, first_party=args.first_party))
     if args.html:
-        from harness.report.html import write_report
+        from harness.report.html import write_report, written
 
         results = [r for row in rows for r in row.results]
-        write_report(args.html, results, title="harness demo", per_adapter=(1, 5))
+        path = write_report(args.html, results, title="harness demo", per_adapter=(1, 5))
+        print(f"harness: {written(path)}", file=sys.stderr)
     if libraries is not None:  # a report: the libraries' failures are not the demo's
         print(f"\n{libraries}")
     if args.first_party:  # a view of what first-party shapes catch: only the references count

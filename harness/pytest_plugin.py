@@ -711,7 +711,9 @@ class HtmlReport:
         self.path.write_text(document_from_pieces(self.pieces), encoding="utf-8")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        terminalreporter.write_line(f"harness: HTML report written to {self.path}")
+        from harness.report.html import written
+
+        terminalreporter.write_line(f"harness: {written(self.path)}")
 
 
 class SkipTally:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
+from harness.library import command_line_path
 
 MERGES = "driver-mutant-openai-merges-same-index"
 DRIVER = "scenarios/driver"
@@ -167,8 +168,15 @@ def test_the_html_report_lists_each_cause_once_and_draws_its_smallest_case(
     scenario = f"{DRIVER}/parallel-calls.yaml"
     _, out, _ = run(capsys, "run", scenario, "--adapter", MERGES, "--format", "json")
     data = json.loads(out)
-    run(capsys, "run", scenario, "--adapter", MERGES, "--html", str(report))
+    _, _, err = run(capsys, "run", scenario, "--adapter", MERGES, "--html", str(report))
+    size = report.stat().st_size
+    assert f"HTML report written to {report} ({round(size / 1e3)} kB)" in err
     html = report.read_text(encoding="utf-8")
+    # a scenario is named as commands name it (from here, or harness-library/...), never by
+    # the folder the package lies in
+    library = str(Path(DRIVER).resolve().parent)
+    assert f"<code>{command_line_path(library + '/driver/parallel-calls.yaml')}</code>" in html
+    assert library not in html
     causes = re.search(r"<section class=causes>(.*?)</section>", html, re.S)
     assert causes is not None
     assert causes.group(1).count("<li") == len(data["causes"])

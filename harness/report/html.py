@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from harness.library import command_line_path
 from harness.model import driver as dv
 from harness.model import session as ev
 from harness.replay.result import ScenarioResult
@@ -275,6 +276,13 @@ def write_report(path: str | Path, results: Sequence[ScenarioResult], **options:
     return out
 
 
+def written(path: Path) -> str:
+    """``HTML report written to PATH (503 kB)``: where, and how large."""
+    size = path.stat().st_size
+    shown = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{max(1, round(size / 1e3))} kB"
+    return f"HTML report written to {path} ({shown})"
+
+
 def render_document(
     rows: Sequence[SummaryRow],
     sections: Sequence[str],
@@ -422,7 +430,7 @@ def failure_section(
         f'<article class="failure" id="{_e(anchor_of(result))}" data-layer="{_e(scenario.layer)}">'
         f"<h3><span class=badge>{result.status.upper()}</span> {_e(scenario.case_id)} "
         f"<small>[{_e(result.adapter)}] {_e(scenario.layer)} layer</small></h3>"
-        f"<p class=title>{_e(scenario.title)} <code>{_e(scenario.path)}</code></p>"
+        f"<p class=title>{_e(scenario.title)} <code>{_e(command_line_path(scenario.path))}</code></p>"
     )
     commands = "".join(f"<code class=reproduce>{_e(c)}</code>" for c in reproduce)
     repro = f"<div class=repro><b>reproduce</b>{commands}</div>" if commands else ""
@@ -444,7 +452,7 @@ def failure_section(
         for v in roots[:MAX_VIOLATIONS_SHOWN]:
             parts.append(
                 f'<li><a href="#{_e(anchor_of(result))}-v{v.event_index}">[{_e(v.rule)}]</a> '
-                f"event {v.event_index}, {_e(result.file_of(v))}:{result.line_of(v)}: "
+                f"event {v.event_index}, {_e(command_line_path(result.file_of(v)))}:{result.line_of(v)}: "
                 f"{_e(v.message)}"
             )
         if len(roots) > MAX_VIOLATIONS_SHOWN:
@@ -478,7 +486,7 @@ def _callouts(result: ScenarioResult, violations: Iterable[Violation], reproduce
         out.append(
             f"<div class=callout{anchor} "
             f'data-rule="{_e(v.rule)}"><b class=rule>[{_e(v.rule)}]</b> event {v.event_index}'
-            f"{cause}, {_e(result.file_of(v))}:{result.line_of(v)}"
+            f"{cause}, {_e(command_line_path(result.file_of(v)))}:{result.line_of(v)}"
             f"<div class=message>{_e(v.message)}</div>{reproduce}</div>"
         )
     return "".join(out)

@@ -556,7 +556,7 @@ def test_row_15_duplicated_tool_result():
     )
     assert problem.message == (
         "message 3 (user) answers tool_use 'toolu_1' of message 2 (assistant) a second time; "
-        "message 3 (user) already answers it"
+        "an earlier tool_result in the same message already answers it"
     )
     assert repair_history(history) == [
         *history[:2],

@@ -83,19 +83,66 @@ _WORDS = {
 
 
 class _Say:
-    """Sentences about one history, its messages counted from 1 with their roles."""
+    """Sentences about one history, its messages counted from 1 with their roles as the input
+    spells them (an OpenAI tool message is a ``tool`` message, the user message after it a
+    ``user`` one)."""
 
     def __init__(self, shape: str, turns: Sequence[_Turn]) -> None:
         self.words = _WORDS.get(shape, _WORDS["anthropic"])
         self.roles: dict[int, str] = {}
         for turn in turns:
-            for item in turn.items:
-                tool = shape == "openai" and isinstance(item.block, ToolResultBlock)
-                self.roles.setdefault(item.index, "tool" if tool else turn.label)
+            for j, raw in enumerate(turn.raw):
+                self.roles[turn.index + j] = str(raw.get("role", turn.label))
             self.roles.setdefault(turn.index, turn.label)
 
     def message(self, index: int) -> str:
-        return f"message {index + 1} ({self.roles.get(index, '?')})"
+        return self.messages(index, index)
+
+    def messages(self, first: int, last: int) -> str:
+        """Input messages ``first`` to ``last`` (positions), as one name."""
+        if first == last:
+            return f"message {first + 1} ({self.roles.get(first, '?')})"
+        roles = dict.fromkeys(self.roles.get(i, "?") for i in range(first, last + 1))
+        return f"messages {first + 1}-{last + 1} ({', '.join(roles)})"
+
+
+class MessageNames:
+    """How messages about a history name its messages: counted from 1 in the list as given, with
+    the role that list gives each, in the words of its shape.
+
+    ``of(k)`` names the k-th message of the neutral history read from that list (what
+    ``from_anthropic`` or ``from_openai`` give), ``of_block(k, b)`` the input message its b-th
+    block came from. In OpenAI's shape a neutral user message can be a run of ``tool`` messages
+    and the user message after them:
+
+    >>> names = MessageNames([
+    ...     {"role": "system", "content": "Be brief."},
+    ...     {"role": "assistant", "content": None, "tool_calls": [
+    ...         {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+    ...     {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+    ...     {"role": "user", "content": "thanks"},
+    ... ])
+    >>> names.of(0), names.of(1), names.of_block(1, 1), names.use
+    ('message 2 (assistant)', 'messages 3-4 (tool, user)', 'message 4 (user)', 'tool call')
+
+    A list that is not a history raises ``HistoryFormatError``.
+    """
+
+    def __init__(self, messages: Sequence[HistoryMessage] | Sequence[Mapping[str, Any]]) -> None:
+        shape, turns = _read(messages)
+        self._say = _Say(shape, turns)
+        self._turns = [turn for turn in turns if turn.role != "other"]
+        #: what the shape calls a tool call and its result
+        self.use = self._say.words.use
+        self.result = self._say.words.result
+
+    def of(self, k: int) -> str:
+        turn = self._turns[k]
+        return self._say.messages(turn.index, turn.index + max(len(turn.raw), 1) - 1)
+
+    def of_block(self, k: int, b: int) -> str:
+        items = [item for item in self._turns[k].items if item.block is not None]
+        return self._say.message(items[b].index)
 
 
 def validate_history(
@@ -391,8 +438,12 @@ def _duplicate(say: _Say, turns: Sequence[_Turn], k: int, item: _Item) -> str:
         for i in turns[k].items
         if isinstance(i.block, ToolResultBlock) and i.block.tool_use_id == tool_id
     )
+    earlier = (
+        f"an earlier {w.result} in the same message"
+        if first.index == item.index
+        else say.message(first.index)
+    )
     return (
         f"{say.message(item.index)} answers {w.use} {tool_id!r} of "
-        f"{say.message(turns[k - 1].index)} a second time; {say.message(first.index)} "
-        "already answers it"
+        f"{say.message(turns[k - 1].index)} a second time; {earlier} already answers it"
     )

@@ -749,12 +749,15 @@ def cmd_check_history(args: argparse.Namespace) -> int:
     try:
         shape = detect_shape(document.messages)
         problems = validate_history(document.messages)
-        repaired = repair_history(document.messages) if args.repair else None
+        notes: list[str] = []
+        repaired = repair_history(document.messages, notes=notes) if args.repair else None
     except HistoryFormatError as exc:
         raise ScenarioError([Problem(path, document.line_of(exc), str(exc))]) from None
     if repaired is not None:
         for problem in problems:
             print(f"{path}: repaired {problem}", file=sys.stderr)
+        for note in notes:
+            print(f"{path}: {note}", file=sys.stderr)
         print(json.dumps(document.with_messages(repaired), indent=2, ensure_ascii=False))
         return EXIT_OK
     for problem in problems:

@@ -621,6 +621,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import signal
     import threading
 
+    from harness.library import resolve_command_line_path
     from harness.serve import serving
 
     if not 0 <= args.port <= 65535:
@@ -632,7 +633,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     try:
         with serving(
-            args.source,
+            resolve_command_line_path(args.source),
             dialect=args.dialect,
             quirks=args.quirk,
             faults=args.fault,

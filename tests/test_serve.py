@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -454,6 +455,29 @@ def test_the_command_serves_until_terminated() -> None:
         _, errors = process.communicate(timeout=30)
     assert process.returncode == 0
     assert errors == ""
+
+
+@pytest.mark.slow
+def test_the_command_serves_a_library_scenario_by_its_library_name(tmp_path: Path) -> None:
+    # as `harness run` and `harness show` take it, from a folder that has no scenarios/ of its own
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "serve", "harness-library/driver/parallel-calls.yaml"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("serving http://127.0.0.1:"), process.communicate(timeout=30)
+        response = httpx.post(f"{line.split()[1]}/v1/messages", json={}, timeout=30)
+        assert response.content == b"".join(wire_chunks("anthropic"))
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+    assert (process.returncode, errors) == (0, "")
 
 
 def bomb(tmp_path: Path) -> Path:

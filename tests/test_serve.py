@@ -314,17 +314,46 @@ def test_a_cassette_is_served_back_as_recorded_in_order() -> None:
     path = CASSETTES / "llm" / "test_tool_use_basic.yaml"
     recorded = read_cassette(path)
     with serving(path) as stand, httpx.Client() as client:
-        bodies = [client.post(f"{stand.url}/v1/chat/completions", json={}) for _ in range(3)]
+        bodies = [client.post(f"{stand.url}/v1/chat/completions", json={}) for _ in range(2)]
         missing = client.post(f"{stand.url}/v1/embeddings", json={})
     assert [b.content for b in bodies] == [
         recorded[0].response_body.encode(),
         recorded[1].response_body.encode(),
-        recorded[1].response_body.encode(),  # the last one repeats
     ]
     assert bodies[0].headers["content-type"] == "text/event-stream; charset=utf-8"
     assert bodies[0].headers["x-request-id"] == recorded[0].header("x-request-id")[0]
     assert missing.status_code == 404
     assert missing.json()["error"]["served"] == ["POST /v1/chat/completions"]
+
+
+def test_a_request_past_the_recorded_ones_is_a_404_that_says_so() -> None:
+    # an agent loop's second request, or a client's retry, must not get the first answer again
+    path = CASSETTES / "openllmetry" / "test_anthropic_tools_streaming_legacy.yaml"
+    (recorded,) = read_cassette(path)
+    with serving(path) as stand, httpx.Client() as client:
+        first = client.post(f"{stand.url}/v1/messages", json={})
+        second = client.post(f"{stand.url}/v1/messages", json={})
+    assert (first.status_code, first.content) == (200, recorded.response_body.encode())
+    assert second.status_code == 404
+    error = second.json()["error"]
+    assert error["message"] == (
+        "the recording has 1 response for POST /v1/messages, and this is request 2 for them: "
+        "there is no response 2 to serve"
+    )
+    assert error["served"] == ["POST /v1/messages"]
+
+
+def test_the_anthropic_sdk_learns_that_the_recording_has_no_second_response() -> None:
+    anthropic = pytest.importorskip("anthropic")
+    path = CASSETTES / "openllmetry" / "test_anthropic_tools_streaming_legacy.yaml"
+    with serving(path) as stand:
+        with anthropic.Anthropic(base_url=stand.url, api_key="unused", max_retries=2) as client:
+            ask = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "x"}]}
+            with client.messages.stream(**ask) as stream:
+                stream.get_final_message()
+            with pytest.raises(anthropic.NotFoundError, match="there is no response 2 to serve"):
+                client.messages.create(**ask)
+        assert len(stand.requests) == 2  # a 404 is not retried
 
 
 def test_a_gzip_cassette_is_served_decompressed_in_events() -> None:

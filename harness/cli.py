@@ -682,7 +682,13 @@ def _record_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_record_arguments,
 )
 def cmd_record(args: argparse.Namespace) -> int:
-    from harness.record import CassetteNotWritten, Scrubber, SecretRefused, recording
+    from harness.record import (
+        CassetteNotWritten,
+        NothingRecorded,
+        Scrubber,
+        SecretRefused,
+        recording,
+    )
     from harness.record.script import ScriptRaised, run_script
 
     output, script = args.output, args.script
@@ -704,10 +710,23 @@ def cmd_record(args: argparse.Namespace) -> int:
             mode=args.record_mode,
             patterns=args.secret_pattern,
             scrub_headers=args.scrub_header,
+            require_traffic=True,
         ):
             code = run_script(script, args.args)
     except ScriptRaised as exc:
         print(f"harness: {exc}; the cassette {output} was not written", file=sys.stderr)
+        return EXIT_FAILED
+    except NothingRecorded:
+        done = (
+            "nothing was recorded or replayed, and the cassette {} was left as it was"
+            if os.path.isfile(output)
+            else "nothing was recorded, and the cassette {} was not written"
+        )
+        print(
+            f"harness: error: {script} made no HTTP request that the recording saw; "
+            + done.format(output),
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     except (SecretRefused, CassetteNotWritten) as exc:
         print(f"harness: error: {exc}", file=sys.stderr)

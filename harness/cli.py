@@ -693,6 +693,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import signal
     import threading
 
+    from harness.library import resolve_command_line_path
     from harness.standin import serving
 
     if not 0 <= args.port <= 65535:
@@ -704,7 +705,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     try:
         with serving(
-            args.source,
+            resolve_command_line_path(args.source),
             dialect=args.dialect,
             quirks=args.quirk,
             faults=args.fault,
@@ -753,7 +754,13 @@ def _record_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_record_arguments,
 )
 def cmd_record(args: argparse.Namespace) -> int:
-    from harness.record import CassetteNotWritten, Scrubber, SecretRefused, recording
+    from harness.record import (
+        CassetteNotWritten,
+        NothingRecorded,
+        Scrubber,
+        SecretRefused,
+        recording,
+    )
     from harness.record.script import ScriptRaised, run_script
 
     output, script = args.output, args.script
@@ -775,10 +782,23 @@ def cmd_record(args: argparse.Namespace) -> int:
             mode=args.record_mode,
             patterns=args.secret_pattern,
             scrub_headers=args.scrub_header,
+            require_traffic=True,
         ):
             code = run_script(script, args.args)
     except ScriptRaised as exc:
         print(f"harness: {exc}; the cassette {output} was not written", file=sys.stderr)
+        return EXIT_FAILED
+    except NothingRecorded:
+        done = (
+            "nothing was recorded or replayed, and the cassette {} was left as it was"
+            if os.path.isfile(output)
+            else "nothing was recorded, and the cassette {} was not written"
+        )
+        print(
+            f"harness: error: {script} made no HTTP request that the recording saw; "
+            + done.format(output),
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     except (SecretRefused, CassetteNotWritten) as exc:
         print(f"harness: error: {exc}", file=sys.stderr)
@@ -821,12 +841,15 @@ def cmd_check_history(args: argparse.Namespace) -> int:
     try:
         shape = detect_shape(document.messages)
         problems = validate_history(document.messages)
-        repaired = repair_history(document.messages) if args.repair else None
+        notes: list[str] = []
+        repaired = repair_history(document.messages, notes=notes) if args.repair else None
     except HistoryFormatError as exc:
         raise ScenarioError([Problem(path, document.line_of(exc), str(exc))]) from None
     if repaired is not None:
         for problem in problems:
             print(f"{path}: repaired {problem}", file=sys.stderr)
+        for note in notes:
+            print(f"{path}: {note}", file=sys.stderr)
         print(json.dumps(document.with_messages(repaired), indent=2, ensure_ascii=False))
         return EXIT_OK
     for problem in problems:

@@ -10,17 +10,19 @@ found in hypothesis's example database, so a second run starts from the last cou
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import json
 import random
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, find, settings
 from hypothesis import strategies as st
-from hypothesis.errors import NoSuchExample
+from hypothesis.errors import Flaky, NoSuchExample
 
 from harness._errors import UsageError
 from harness.adapters.registry import (
@@ -41,6 +43,8 @@ from harness.strategies.documents import dump_document, scenario_from_document
 DEFAULT_EXAMPLES = 300
 #: seconds one generated replay may take (a generated scenario is small)
 EXAMPLE_TIMEOUT = 5.0
+#: lines of the difference between two runs of an adapter that is not deterministic shown
+SHOWN_DIFFERENCE = 40
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,8 @@ class Exploration:
     found: ScenarioResult | None = None
     #: where it was written
     path: Path | None = None
+    #: the same scenario replayed again, when that passed: the adapter is not deterministic
+    rerun: ScenarioResult | None = None
 
     @property
     def command(self) -> str:
@@ -62,6 +68,30 @@ class Exploration:
         quirks = " --quirks=none" if self.layer == "driver" else ""
         return f"harness run {shlex.quote(str(self.path))} --adapter {shlex.quote(self.adapter)}{quirks}"
 
+    def _unsteady(self, first: ScenarioResult, second: ScenarioResult) -> list[str]:
+        out = [
+            f"found: the adapter is not deterministic: a generated scenario of "
+            f"{len(first.scenario.events)} events failed, then passed when replayed unchanged",
+            *(f"first run: {said}" for said in _said(first)),
+            *(f"second run: {said}" for said in _said(second)),
+        ]
+        before, after = _shown(first), _shown(second)
+        if before == after:
+            out.append("what the adapter showed at the end was the same both times")
+        else:
+            difference = [
+                line
+                for line in difflib.unified_diff(before, after, lineterm="", n=0)
+                if line[:1] in "-+" and line[:3] not in ("---", "+++")
+            ]
+            out.append("what the adapter showed, first run (-) against second run (+):")
+            out += [f"    {line}" for line in difference[:SHOWN_DIFFERENCE]]
+            if len(difference) > SHOWN_DIFFERENCE:
+                out.append(f"    ... {len(difference) - SHOWN_DIFFERENCE} more lines")
+        if self.path is not None:
+            out += [f"written to {self.path}", f"replay it: {self.command}"]
+        return out
+
     def lines(self) -> list[str]:
         head = (
             f"explored {self.adapter} ({self.layer} layer): up to {self.max_examples} "
@@ -70,6 +100,8 @@ class Exploration:
         if self.found is None:
             return [head, "nothing found"]
         result = self.found
+        if self.rerun is not None:
+            return [head, *self._unsteady(result, self.rerun)]
         out = [head]
         if result.status == "error":
             out.append(f"found: the adapter misbehaved: {result.error}")
@@ -106,12 +138,18 @@ def explore(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     documents = strategy_for(info, first_party=first_party)
+    failed: dict[str, ScenarioResult] = {}  # each document that broke, by its JSON text
+    unsteady: list[tuple[ScenarioResult, ScenarioResult]] = []  # the latest that then passed
 
     def breaks(document: dict[str, Any]) -> bool:
-        return replay(scenario_from_document(document), info, timeout=timeout).status in (
-            "fail",
-            "error",
-        )
+        result = replay(scenario_from_document(document), info, timeout=timeout)
+        key = json.dumps(document, sort_keys=True, default=repr)
+        if result.status in ("fail", "error"):
+            failed.setdefault(key, result)
+            return True
+        if key in failed:
+            unsteady[:] = [(failed[key], result)]
+        return False
 
     budget = settings(
         max_examples=max_examples,
@@ -129,6 +167,12 @@ def explore(
         )
     except NoSuchExample:
         return exploration
+    except Flaky as exc:  # hypothesis replayed its smallest failing example, and it passed
+        if not unsteady:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise UsageError(f"{info.name}: the search was not deterministic: {first}") from None
+        first_run, second_run = unsteady[0]
+        return dataclasses.replace(exploration, found=first_run, rerun=second_run)
     return _written(exploration, info, document, Path(out), timeout)
 
 
@@ -195,14 +239,47 @@ def _written(
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(dump_document(document, comments=comments), encoding="utf-8")
     again = replay(load_scenario(path), info, timeout=timeout)
-    if again.status not in ("fail", "error"):
-        raise UsageError(
-            f"{path} failed while shrinking but passes when replayed on its own: the adapter "
-            "does not answer the same scenario the same way twice"
-        )
+    if again.status not in ("fail", "error"):  # the adapter does not answer it the same way twice
+        return dataclasses.replace(exploration, found=first, path=path, rerun=again)
     return Exploration(
         info.name, info.layer, exploration.seed, exploration.max_examples, again, path
     )
+
+
+def _said(result: ScenarioResult) -> list[str]:
+    """What a replay found, a line each."""
+    if result.status == "error":
+        return [f"the adapter misbehaved: {result.error}"]
+    if result.status != "fail":
+        return [f"{'passed' if result.status == 'pass' else result.status}, no rule broken"]
+    return [f"[{v.rule}] event {v.event_index}: {v.message}" for v in result.root_causes]
+
+
+def _shown(result: ScenarioResult) -> list[str]:
+    """What the adapter showed at the end of a replay (its observation, or for the history
+    layer what it stored), a line per value, each named by where it is."""
+    shown: object = result.observation
+    if shown is None and result.histories is not None:
+        shown = {name: session.raw_stored for name, session in result.histories.items()}
+    return _flat(shown, "")
+
+
+def _flat(value: object, path: str) -> list[str]:
+    items: list[tuple[str, object]]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        items = [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
+        items = [(f"{path}.{name}" if path else name, item) for name, item in items]
+    elif isinstance(value, Mapping):
+        items = [(f"{path}[{key!r}]", item) for key, item in value.items()]
+    elif isinstance(value, (list, tuple)):
+        items = [(f"{path}[{n}]", item) for n, item in enumerate(value)]
+    else:
+        shown = repr(value)
+        shown = shown if len(shown) <= 100 else shown[:97] + "..."
+        return [f"{path or 'it'} = {shown}"]
+    if not items:
+        return [f"{path or 'it'} = {value!r}"]
+    return [line for name, item in items for line in _flat(item, name)]
 
 
 def _slug(name: str) -> str:

@@ -5,6 +5,7 @@ own and that the matching reference passes; no reference breaks."""
 from __future__ import annotations
 
 import functools
+import itertools
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,88 @@ def test_exploration_of_first_party_streams_finds_nothing_in_a_correct_library(
         pytest.skip(f"{name} is not installed")
     exploration = explore(library.adapter, seed=5, out=tmp_path, first_party=True)
     assert exploration.found is None, "\n".join(exploration.lines())
+
+
+# -- an adapter that does not answer the same scenario the same way twice -----------------------
+
+
+def unsteady_adapter(mutant: str, every: int = 3) -> AdapterInfo:
+    """The session reference, except every ``every``-th adapter made (from the first), which is
+    the mutant: a consumer whose behaviour depends on more than the events it is fed."""
+    made = itertools.count()
+
+    def make() -> object:
+        return BUNDLED[mutant if next(made) % every == 0 else "session-reference"].factory()
+
+    make.layers = ("session",)  # type: ignore[attr-defined]
+    return AdapterInfo("unsteady", "session", "external", make)
+
+
+def no_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No example database: a run repeats by its seed alone."""
+    monkeypatch.setattr(harness.explore, "settings", functools.partial(settings, database=None))
+
+
+def test_a_consumer_that_is_not_deterministic_is_reported_as_such_with_both_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the example fails while shrinking and passes when hypothesis replays it (its FlakyFailure)
+    no_database(monkeypatch)
+    adapter = unsteady_adapter("session-mutant-duplicate-completion-attached")
+    exploration = explore(adapter, seed=0, out=tmp_path, max_examples=100)
+    assert exploration.found is not None and exploration.found.status == "fail"
+    assert exploration.rerun is not None and exploration.rerun.status == "pass"
+    assert exploration.found.scenario.events == exploration.rerun.scenario.events
+    lines = exploration.lines()
+    assert lines[1].startswith("found: the adapter is not deterministic: a generated scenario of ")
+    assert lines[1].endswith(" events failed, then passed when replayed unchanged")
+    assert lines[2].startswith("first run: [exactly-once] event "), lines
+    assert lines[3] == "second run: passed, no rule broken"
+    # what the adapter showed each time: the first run's second copy of a call, then none
+    assert lines[4] == "what the adapter showed, first run (-) against second run (+):"
+    assert lines[5].startswith("    -transcript.sessions['main'].messages["), lines
+    assert all(line.startswith(("    -", "    +")) for line in lines[5:]), lines
+
+
+def test_the_command_line_reports_a_consumer_that_is_not_deterministic_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_database(monkeypatch)
+    adapter = unsteady_adapter("session-mutant-no-cleanup-interaction-end")
+    monkeypatch.setattr("harness.adapters.registry.resolve_adapter", lambda name: adapter)
+    argv = ["explore", "--adapter", "unsteady", "--seed", "0", "--max-examples", "100"]
+    assert main([*argv, "--out", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "found: the adapter is not deterministic" in out
+    assert "\nfirst run: [cleanup-interaction-end] event " in out
+    assert "\nsecond run: passed, no rule broken\n" in out
+    # the leftover notice was cleared later in the run: the end looked the same
+    assert "what the adapter showed at the end was the same both times" in out
+    assert "Traceback" not in out + err and "Flaky" not in out + err
+
+
+def test_a_counterexample_passing_when_replayed_from_its_file_is_reported_with_both_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the adapter changes its behaviour between the search and the replay of the written file
+    buggy = [True]
+
+    def make() -> object:
+        mutant = "session-mutant-duplicate-completion-attached"
+        return BUNDLED[mutant if buggy[0] else "session-reference"].factory()
+
+    make.layers = ("session",)  # type: ignore[attr-defined]
+
+    def load_after_the_search(path: str | Path) -> object:
+        buggy[0] = False
+        return load_scenario(path)
+
+    monkeypatch.setattr(harness.explore, "load_scenario", load_after_the_search)
+    adapter = AdapterInfo("unsteady", "session", "external", make)
+    exploration = explore(adapter, seed=0, out=tmp_path, max_examples=100)
+    assert exploration.rerun is not None and exploration.rerun.status == "pass"
+    assert exploration.path is not None and exploration.path.is_file()
+    lines = exploration.lines()
+    assert lines[1].startswith("found: the adapter is not deterministic: ")
+    assert "second run: passed, no rule broken" in lines
+    assert lines[-2:] == [f"written to {exploration.path}", f"replay it: {exploration.command}"]

@@ -137,7 +137,11 @@ def test_a_lost_pair_says_where_the_request_has_it(scenario):
 
     found = messages(replay(scenario, adapter(MovesResult)))
     assert found
-    assert "lost that pair: it has its tool_use (message 1) but no result for it" in found[0]
+    # the request: 1 user, 2 assistant (the call), ... counted in the list it sends, in its words
+    assert (
+        "lost that pair: it has its tool call in message 2 (assistant) but no tool message"
+        in (found[0])
+    )
 
 
 def test_whitespace_and_key_order_do_not_count_but_types_do():

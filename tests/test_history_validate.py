@@ -556,7 +556,7 @@ def test_row_15_duplicated_tool_result():
     )
     assert problem.message == (
         "message 3 (user) answers tool_use 'toolu_1' of message 2 (assistant) a second time; "
-        "message 3 (user) already answers it"
+        "an earlier tool_result in the same message already answers it"
     )
     assert repair_history(history) == [
         *history[:2],
@@ -921,6 +921,72 @@ def test_cli_repair_prints_the_same_shape_repaired(tmp_path, capsys):
     assert document["model"] == "gpt"
     assert validate_history(document["messages"]) == []
     assert document["messages"] == [*openai[:3], _tool("c1", INTERRUPTED_RESULT), openai[3]]
+
+
+@pytest.mark.parametrize(
+    ("messages", "said"),
+    [
+        (  # OpenAI: the tool message after the user's text moves before it
+            [
+                {"role": "user", "content": "List it."},
+                {"role": "assistant", "content": None, "tool_calls": [_openai_call("c1", "ls")]},
+                {"role": "user", "content": "and also this"},
+                _tool("c1", "a b"),
+            ],
+            "reordered message 3 (user): its text now comes after the tool message for 'c1' "
+            "(moved from message 4 (tool))",
+        ),
+        (  # Anthropic: the result in the next message joins this one, before its text
+            [
+                {"role": "user", "content": "List it."},
+                {"role": "assistant", "content": [_anthropic_use("t1", "ls")]},
+                {"role": "user", "content": "and also this"},
+                {"role": "user", "content": [_anthropic_result("t1", "a b")]},
+            ],
+            "reordered message 3 (user): its text now comes after the tool_result for 't1' "
+            "(moved from message 4 (user))",
+        ),
+        (  # Anthropic: the result after the text, in the same message
+            [
+                {"role": "user", "content": "List it."},
+                {"role": "assistant", "content": [_anthropic_use("t1", "ls")]},
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "and also this"},
+                        _anthropic_result("t1", "a b"),
+                    ],
+                },
+            ],
+            "reordered message 3 (user): its text now comes after the tool_result for 't1'",
+        ),
+    ],
+    ids=["openai-tool-message-after", "anthropic-result-in-next-message", "anthropic-same-message"],
+)
+def test_cli_repair_says_when_it_puts_the_users_text_after_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], messages: Wire, said: str
+) -> None:
+    path = write(tmp_path, messages)
+    code, out, err = check(capsys, path, "--repair")
+    assert code == 0 and json.loads(out) != messages
+    assert f"{path}: {said}\n" in err, err
+
+
+def test_cli_repair_that_moves_no_text_says_no_reorder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path,
+        [
+            {"role": "assistant", "content": [_anthropic_use("t1", "ls")]},
+            {
+                "role": "user",
+                "content": [_anthropic_result("t1", "a"), _anthropic_result("t1", "a")],
+            },
+        ],
+    )
+    _, _, err = check(capsys, path, "--repair")
+    assert "duplicate_result" in err and "reordered" not in err
 
 
 def test_a_result_after_the_users_text_is_reported_and_moved_first(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from harness.cli import main
 from harness.record import SecretRefused, recording
 from harness.wire import read_cassette
 
@@ -249,6 +250,36 @@ def test_harness_record_refuses_an_echoed_key_with_exit_2(
     assert "interactions[0] response body, offset 16: anthropic-key" in out.stderr
     assert API_KEY not in out.stderr + out.stdout
     assert sorted(p.name for p in tmp_path.iterdir()) == ["client.py"]
+
+
+def test_harness_record_of_a_script_making_no_request_says_so_and_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "quiet.py").write_text("print('computed locally')\n", encoding="utf-8")
+    assert main(["record", "-o", "c.yaml", "quiet.py"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "computed locally\n"
+    assert err == (
+        "harness: error: quiet.py made no HTTP request that the recording saw; nothing was "
+        "recorded, and the cassette c.yaml was not written\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quiet.py"]
+
+
+def test_harness_record_replaying_for_a_script_making_no_request_says_so_and_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    recorded = (TRAFFIC / "llm" / "test_tool_use_basic.yaml").read_bytes()
+    (tmp_path / "c.yaml").write_bytes(recorded)
+    (tmp_path / "quiet.py").write_text("print('computed locally')\n", encoding="utf-8")
+    assert main(["record", "--record-mode", "none", "-o", "c.yaml", "quiet.py"]) == 1
+    assert capsys.readouterr().err == (
+        "harness: error: quiet.py made no HTTP request that the recording saw; nothing was "
+        "recorded or replayed, and the cassette c.yaml was left as it was\n"
+    )
+    assert (tmp_path / "c.yaml").read_bytes() == recorded
 
 
 @pytest.mark.slow

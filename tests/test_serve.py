@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -313,17 +314,46 @@ def test_a_cassette_is_served_back_as_recorded_in_order() -> None:
     path = CASSETTES / "llm" / "test_tool_use_basic.yaml"
     recorded = read_cassette(path)
     with serving(path) as stand, httpx.Client() as client:
-        bodies = [client.post(f"{stand.url}/v1/chat/completions", json={}) for _ in range(3)]
+        bodies = [client.post(f"{stand.url}/v1/chat/completions", json={}) for _ in range(2)]
         missing = client.post(f"{stand.url}/v1/embeddings", json={})
     assert [b.content for b in bodies] == [
         recorded[0].response_body.encode(),
         recorded[1].response_body.encode(),
-        recorded[1].response_body.encode(),  # the last one repeats
     ]
     assert bodies[0].headers["content-type"] == "text/event-stream; charset=utf-8"
     assert bodies[0].headers["x-request-id"] == recorded[0].header("x-request-id")[0]
     assert missing.status_code == 404
     assert missing.json()["error"]["served"] == ["POST /v1/chat/completions"]
+
+
+def test_a_request_past_the_recorded_ones_is_a_404_that_says_so() -> None:
+    # an agent loop's second request, or a client's retry, must not get the first answer again
+    path = CASSETTES / "openllmetry" / "test_anthropic_tools_streaming_legacy.yaml"
+    (recorded,) = read_cassette(path)
+    with serving(path) as stand, httpx.Client() as client:
+        first = client.post(f"{stand.url}/v1/messages", json={})
+        second = client.post(f"{stand.url}/v1/messages", json={})
+    assert (first.status_code, first.content) == (200, recorded.response_body.encode())
+    assert second.status_code == 404
+    error = second.json()["error"]
+    assert error["message"] == (
+        "the recording has 1 response for POST /v1/messages, and this is request 2 for them: "
+        "there is no response 2 to serve"
+    )
+    assert error["served"] == ["POST /v1/messages"]
+
+
+def test_the_anthropic_sdk_learns_that_the_recording_has_no_second_response() -> None:
+    anthropic = pytest.importorskip("anthropic")
+    path = CASSETTES / "openllmetry" / "test_anthropic_tools_streaming_legacy.yaml"
+    with serving(path) as stand:
+        with anthropic.Anthropic(base_url=stand.url, api_key="unused", max_retries=2) as client:
+            ask = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "x"}]}
+            with client.messages.stream(**ask) as stream:
+                stream.get_final_message()
+            with pytest.raises(anthropic.NotFoundError, match="there is no response 2 to serve"):
+                client.messages.create(**ask)
+        assert len(stand.requests) == 2  # a 404 is not retried
 
 
 def test_a_gzip_cassette_is_served_decompressed_in_events() -> None:
@@ -454,6 +484,29 @@ def test_the_command_serves_until_terminated() -> None:
         _, errors = process.communicate(timeout=30)
     assert process.returncode == 0
     assert errors == ""
+
+
+@pytest.mark.slow
+def test_the_command_serves_a_library_scenario_by_its_library_name(tmp_path: Path) -> None:
+    # as `harness run` and `harness show` take it, from a folder that has no scenarios/ of its own
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", "serve", "harness-library/driver/parallel-calls.yaml"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("serving http://127.0.0.1:"), process.communicate(timeout=30)
+        response = httpx.post(f"{line.split()[1]}/v1/messages", json={}, timeout=30)
+        assert response.content == b"".join(wire_chunks("anthropic"))
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+    assert (process.returncode, errors) == (0, "")
 
 
 def bomb(tmp_path: Path) -> Path:

@@ -25,6 +25,7 @@ from harness.history.convert import (
 )
 from harness.history.validate import (
     INTERRUPTED_RESULT,
+    MessageNames,
     PairingProblem,
     ProblemKind,
     repair_history,
@@ -35,6 +36,7 @@ __all__ = [
     "INTERRUPTED_RESULT",
     "HistoryDocument",
     "HistoryFormatError",
+    "MessageNames",
     "PairingProblem",
     "ProblemKind",
     "Shape",

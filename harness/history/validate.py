@@ -34,7 +34,7 @@ from harness.history.convert import (
     _write_openai,
     detect_shape,
 )
-from harness.model.history import HistoryMessage, ToolResultBlock, ToolUseBlock
+from harness.model.history import HistoryMessage, TextBlock, ToolResultBlock, ToolUseBlock
 
 INTERRUPTED_RESULT = "The tool call was interrupted before it returned a result."
 
@@ -83,19 +83,66 @@ _WORDS = {
 
 
 class _Say:
-    """Sentences about one history, its messages counted from 1 with their roles."""
+    """Sentences about one history, its messages counted from 1 with their roles as the input
+    spells them (an OpenAI tool message is a ``tool`` message, the user message after it a
+    ``user`` one)."""
 
     def __init__(self, shape: str, turns: Sequence[_Turn]) -> None:
         self.words = _WORDS.get(shape, _WORDS["anthropic"])
         self.roles: dict[int, str] = {}
         for turn in turns:
-            for item in turn.items:
-                tool = shape == "openai" and isinstance(item.block, ToolResultBlock)
-                self.roles.setdefault(item.index, "tool" if tool else turn.label)
+            for j, raw in enumerate(turn.raw):
+                self.roles[turn.index + j] = str(raw.get("role", turn.label))
             self.roles.setdefault(turn.index, turn.label)
 
     def message(self, index: int) -> str:
-        return f"message {index + 1} ({self.roles.get(index, '?')})"
+        return self.messages(index, index)
+
+    def messages(self, first: int, last: int) -> str:
+        """Input messages ``first`` to ``last`` (positions), as one name."""
+        if first == last:
+            return f"message {first + 1} ({self.roles.get(first, '?')})"
+        roles = dict.fromkeys(self.roles.get(i, "?") for i in range(first, last + 1))
+        return f"messages {first + 1}-{last + 1} ({', '.join(roles)})"
+
+
+class MessageNames:
+    """How messages about a history name its messages: counted from 1 in the list as given, with
+    the role that list gives each, in the words of its shape.
+
+    ``of(k)`` names the k-th message of the neutral history read from that list (what
+    ``from_anthropic`` or ``from_openai`` give), ``of_block(k, b)`` the input message its b-th
+    block came from. In OpenAI's shape a neutral user message can be a run of ``tool`` messages
+    and the user message after them:
+
+    >>> names = MessageNames([
+    ...     {"role": "system", "content": "Be brief."},
+    ...     {"role": "assistant", "content": None, "tool_calls": [
+    ...         {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+    ...     {"role": "tool", "tool_call_id": "c1", "content": "a.txt"},
+    ...     {"role": "user", "content": "thanks"},
+    ... ])
+    >>> names.of(0), names.of(1), names.of_block(1, 1), names.use
+    ('message 2 (assistant)', 'messages 3-4 (tool, user)', 'message 4 (user)', 'tool call')
+
+    A list that is not a history raises ``HistoryFormatError``.
+    """
+
+    def __init__(self, messages: Sequence[HistoryMessage] | Sequence[Mapping[str, Any]]) -> None:
+        shape, turns = _read(messages)
+        self._say = _Say(shape, turns)
+        self._turns = [turn for turn in turns if turn.role != "other"]
+        #: what the shape calls a tool call and its result
+        self.use = self._say.words.use
+        self.result = self._say.words.result
+
+    def of(self, k: int) -> str:
+        turn = self._turns[k]
+        return self._say.messages(turn.index, turn.index + max(len(turn.raw), 1) - 1)
+
+    def of_block(self, k: int, b: int) -> str:
+        items = [item for item in self._turns[k].items if item.block is not None]
+        return self._say.message(items[b].index)
 
 
 def validate_history(
@@ -161,15 +208,21 @@ def _results_after_content(turn: _Turn, say: _Say | None = None) -> list[Pairing
 
 
 @overload
-def repair_history(messages: Sequence[HistoryMessage]) -> tuple[HistoryMessage, ...]: ...
+def repair_history(
+    messages: Sequence[HistoryMessage], *, notes: list[str] | None = None
+) -> tuple[HistoryMessage, ...]: ...
 
 
 @overload
-def repair_history(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]: ...
+def repair_history(
+    messages: Sequence[Mapping[str, Any]], *, notes: list[str] | None = None
+) -> list[dict[str, Any]]: ...
 
 
 def repair_history(
     messages: Sequence[HistoryMessage] | Sequence[Mapping[str, Any]],
+    *,
+    notes: list[str] | None = None,
 ) -> tuple[HistoryMessage, ...] | list[dict[str, Any]]:
     """The history with its pairing fixed, in the shape it was given.
 
@@ -183,14 +236,23 @@ def repair_history(
     result; duplicates are dropped (the first is kept); a tool_use still without a result gets
     ``INTERRUPTED_RESULT`` (``is_error=True``) merged into the next user message, before its
     text, or in a new user message when the next message is not a user message. Results after
-    other content in a user message move before it. A user message left empty is removed. Valid pairs, assistant messages and everything else are unchanged.
+    other content in a user message move before it. A user message left empty is removed. Valid
+    pairs, assistant messages and everything else are unchanged.
+
+    ``notes``, when given, gets a sentence for each user message whose text (or other content)
+    the repair puts after results that were not before it: results moved there from another
+    message, or from after that text.
     """
     if not messages:
         return [] if isinstance(messages, list) else ()
     shape, turns = _read(messages)
     # In OpenAI's shape results are `tool` messages, which a user message normally follows; in
     # the others a results-only user message takes in the user message after it.
-    repaired = _repair(turns, join_after_results=shape != "openai")
+    reordered: list[_Reordered] = []
+    repaired = _repair(turns, join_after_results=shape != "openai", reordered=reordered)
+    if notes is not None:
+        say = _Say(shape, turns)
+        notes += [_reordered(say, moved, others) for moved, others in reordered]
     if shape == "neutral":
         return tuple(t.neutral() for t in repaired)
     return _write_anthropic(repaired) if shape == "anthropic" else _write_openai(repaired)
@@ -272,7 +334,13 @@ def _pair(turns: Sequence[_Turn]) -> _Pairing:
     return _Pairing(status, missing, callers)
 
 
-def _repair(turns: Sequence[_Turn], *, join_after_results: bool) -> list[_Turn]:
+#: a user message's content that a repair put after results (the results, that content)
+_Reordered = tuple[tuple[_Item, ...], tuple[_Item, ...]]
+
+
+def _repair(
+    turns: Sequence[_Turn], *, join_after_results: bool, reordered: list[_Reordered] | None = None
+) -> list[_Turn]:
     pairing = _pair(turns)
     fill: dict[int, dict[str, _Item]] = {k: {} for k in pairing.missing}
     unanswered: dict[str, list[int]] = {}  # tool id -> assistant turns still without its result
@@ -312,14 +380,24 @@ def _repair(turns: Sequence[_Turn], *, join_after_results: bool) -> list[_Turn]:
             continue
         if added or disordered:  # tool results first, then the message's other content
             results = tuple(i for i in kept if isinstance(i.block, ToolResultBlock))
-            kept = (
-                *results,
-                *added,
-                *(i for i in kept if not isinstance(i.block, ToolResultBlock)),
-            )
+            others = tuple(i for i in kept if not isinstance(i.block, ToolResultBlock))
+            kept = (*results, *added, *others)
+            if others and reordered is not None:
+                reordered += _put_before(turn, (*results, *added), others)
         if kept:  # a user message left empty is removed
             _append_user(out, replace(turn, items=kept, edited=True), join_after_results)
     return out
+
+
+def _put_before(
+    turn: _Turn, results: tuple[_Item, ...], others: tuple[_Item, ...]
+) -> list[_Reordered]:
+    """The results now before the turn's other content that were not before it in the input
+    (made-up results, which the missing_result problem already names, aside)."""
+    first_other = turn.items.index(others[0])
+    was_before = {id(item) for item in turn.items[:first_other]}
+    moved = tuple(i for i in results if i.index >= 0 and id(i) not in was_before)
+    return [(moved, others)] if moved else []
 
 
 def _append_user(out: list[_Turn], turn: _Turn, join_after_results: bool) -> None:
@@ -383,6 +461,19 @@ def _orphan(say: _Say, turns: Sequence[_Turn], k: int, item: _Item, pairing: _Pa
     return f"{text}; {w.use} {tool_id!r} is in {say.message(turns[callers[nearest - 1]].index)}"
 
 
+def _reordered(say: _Say, moved: tuple[_Item, ...], others: tuple[_Item, ...]) -> str:
+    where = others[0].index
+    what = "text" if all(isinstance(i.block, TextBlock) for i in others) else "content"
+    plural = "s" if len(moved) > 1 else ""
+    ids = ", ".join(repr(_result_id(i)) for i in moved)
+    sources = dict.fromkeys(say.message(i.index) for i in moved if i.index != where)
+    source = f" (moved from {', '.join(sources)})" if sources else ""
+    return (
+        f"reordered {say.message(where)}: its {what} now comes after the "
+        f"{say.words.result}{plural} for {ids}{source}"
+    )
+
+
 def _duplicate(say: _Say, turns: Sequence[_Turn], k: int, item: _Item) -> str:
     w = say.words
     tool_id = _result_id(item)
@@ -391,8 +482,12 @@ def _duplicate(say: _Say, turns: Sequence[_Turn], k: int, item: _Item) -> str:
         for i in turns[k].items
         if isinstance(i.block, ToolResultBlock) and i.block.tool_use_id == tool_id
     )
+    earlier = (
+        f"an earlier {w.result} in the same message"
+        if first.index == item.index
+        else say.message(first.index)
+    )
     return (
         f"{say.message(item.index)} answers {w.use} {tool_id!r} of "
-        f"{say.message(turns[k - 1].index)} a second time; {say.message(first.index)} "
-        "already answers it"
+        f"{say.message(turns[k - 1].index)} a second time; {earlier} already answers it"
     )

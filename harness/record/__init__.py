@@ -11,7 +11,14 @@ adds the ``harness_record`` marker and fixture (``harness.record.plugin``).
 
 from __future__ import annotations
 
-from harness.record._vcr import RECORD_MODES, CassetteNotWritten, Filter, recording, register
+from harness.record._vcr import (
+    RECORD_MODES,
+    CassetteNotWritten,
+    Filter,
+    NothingRecorded,
+    recording,
+    register,
+)
 from harness.record.scrub import (
     BUILTIN_PATTERNS,
     PLACEHOLDER,
@@ -29,6 +36,7 @@ __all__ = [
     "CassetteNotWritten",
     "Filter",
     "Finding",
+    "NothingRecorded",
     "Scrubber",
     "SecretPattern",
     "SecretRefused",

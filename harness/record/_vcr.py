@@ -30,6 +30,15 @@ class CassetteNotWritten(HarnessError):
     """The cassette could not be written (its folder, the disk); the old file is unchanged."""
 
 
+class NothingRecorded(HarnessError):
+    """No HTTP request went through a recording that asked for one (``require_traffic``):
+    nothing was recorded or played back, and the cassette was not written."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: no HTTP request went through the recording; nothing was written")
+
+
 def register(vcr: Any) -> None:
     """Register the ``harness`` serializer on a ``vcr.VCR`` (pytest-recording's hook does)."""
     vcr.register_serializer(serializer.NAME, serializer)
@@ -45,6 +54,7 @@ def recording(
     scrub_headers: Iterable[str] = (),
     scrub_query: Iterable[str] = (),
     vcr_config: Mapping[str, Any] | None = None,
+    require_traffic: bool = False,
 ) -> Iterator[Any]:
     """Record (or replay) the HTTP traffic of ``httpx``, ``httpx2`` and every other library
     vcrpy patches, into the cassette at ``path``, scrubbed::
@@ -60,7 +70,8 @@ def recording(
 
     On leaving, the cassette is scanned: a key-like string left anywhere raises
     ``SecretRefused`` and nothing is written. If the block raises, nothing is written either.
-    Yields vcrpy's ``Cassette``.
+    A block through which no request went writes nothing; with ``require_traffic`` it raises
+    ``NothingRecorded``. Yields vcrpy's ``Cassette``.
     """
     if mode not in RECORD_MODES:
         raise UsageError(f"record mode {mode!r} is not one of {', '.join(RECORD_MODES)}")
@@ -91,9 +102,12 @@ def recording(
         os.fspath(path), serializer=serializer.NAME, record_on_exception=False, **config
     ) as cassette:
         yield cassette
+        untouched = not cassette.dirty and cassette.play_count == 0  # vcrpy's save resets dirty
     # raised only now, with vcrpy's patches undone (an error inside its exit would leave them)
     if persister.failure is not None:
         raise persister.failure
+    if untouched and require_traffic:
+        raise NothingRecorded(os.fspath(path))
 
 
 def _listed(value: Any) -> list[Any]:

@@ -83,6 +83,7 @@ class HistoryReplay(SessionReplay):
             sessions[session_id] = StoredSession(
                 session_id,
                 stored,
+                got[0],
                 got[1],
                 shape,
                 request,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.history import PairingProblem, validate_history
+from harness.history import MessageNames, PairingProblem, validate_history
 from harness.model import session as ev
 from harness.model.history import (
     HistoryMessage,
@@ -29,10 +29,13 @@ DOCKER_AGENT = (
 
 @dataclass(frozen=True)
 class StoredSession:
-    """What the adapter showed for one top-level session at a checkpoint."""
+    """What the adapter showed for one top-level session at a checkpoint: its stored history and
+    its request as the adapter returned them (``raw_stored``, ``raw_request``: the lists that
+    messages about them count in), and read as neutral histories (``stored``, ``request``)."""
 
     session_id: str
     stored: tuple[HistoryMessage, ...]
+    raw_stored: Any
     raw_request: Any
     shape: str
     request: tuple[HistoryMessage, ...]
@@ -58,15 +61,24 @@ class HistoryFacts:
         self.c = checkpoint.index
         self.sessions = sessions
         self._problems: dict[tuple[str, str], list[PairingProblem]] = {}
+        self._names: dict[tuple[str, str], MessageNames] = {}
         self._texts: dict[str, dict[str, int]] = {}
 
     def problems(self, session: StoredSession, which: str) -> list[PairingProblem]:
-        """Pairing problems of the stored history or of the request (computed once)."""
+        """Pairing problems of the stored history or of the request (computed once), with their
+        messages counted in the list the adapter returned, in that list's shape."""
         key = (session.session_id, which)
         if key not in self._problems:
-            target = session.stored if which == "stored" else session.raw_request
-            self._problems[key] = validate_history(target)
+            self._problems[key] = validate_history(_raw(session, which))
         return self._problems[key]
+
+    def names(self, session: StoredSession, which: str) -> MessageNames:
+        """How to name the messages of the stored history or of the request (``stored`` and
+        ``request`` index them) as the list the adapter returned holds them."""
+        key = (session.session_id, which)
+        if key not in self._names:
+            self._names[key] = MessageNames(_raw(session, which))
+        return self._names[key]
 
     def subsession_texts(self, session_id: str) -> dict[str, int]:
         """The whole text, so far, of every begun message of the session's sub-sessions (nested
@@ -104,6 +116,10 @@ class HistoryFacts:
         return index if index >= 0 else self.c
 
 
+def _raw(session: StoredSession, which: str) -> Any:
+    return session.raw_stored if which == "stored" else session.raw_request
+
+
 #: where a session's history is read: what the adapter stored, and what it would send
 _PLACES = (("stored", "the stored history"), ("request", "the request its converter would send"))
 
@@ -126,8 +142,8 @@ def _pairing(c: HistoryFacts, kinds: tuple[str, ...], *, interrupted: bool) -> I
                     continue
                 yield Finding(
                     c.index_of(session.session_id, problem.tool_id),
-                    f"in {what} of session {session.session_id!r}, message {problem.message_index}: "
-                    f"{problem.message}; {_in_trace(record)}",
+                    f"in {what} of session {session.session_id!r}: {problem.message}; "
+                    f"{_in_trace(record)}",
                 )
 
 
@@ -254,29 +270,32 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
-def _first_places(request: Sequence[HistoryMessage]) -> tuple[dict[str, int], dict[str, int]]:
-    """The first message holding each tool_use, and the first holding a result for each id."""
-    uses: dict[str, int] = {}
-    results: dict[str, int] = {}
+def _first_places(
+    request: Sequence[HistoryMessage], names: MessageNames
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The first message holding each tool_use, and the first holding a result for each id,
+    named as the request holds them."""
+    uses: dict[str, str] = {}
+    results: dict[str, str] = {}
     for i, message in enumerate(request):
-        for block in message.blocks:
-            if isinstance(block, ToolUseBlock):
-                uses.setdefault(block.id, i)
-            elif isinstance(block, ToolResultBlock):
-                results.setdefault(block.tool_use_id, i)
+        for b, block in enumerate(message.blocks):
+            if isinstance(block, ToolUseBlock) and block.id not in uses:
+                uses[block.id] = names.of_block(i, b)
+            elif isinstance(block, ToolResultBlock) and block.tool_use_id not in results:
+                results[block.tool_use_id] = names.of_block(i, b)
     return uses, results
 
 
-def _lost(places: tuple[dict[str, int], dict[str, int]], tool_id: str) -> str:
+def _lost(places: tuple[dict[str, str], dict[str, str]], names: MessageNames, tool_id: str) -> str:
     """Where the request has the call and its result instead of a valid pair."""
     uses, results = places
     if tool_id not in uses:
-        return "has no tool_use for it"
+        return f"has no {names.use} for it"
     if tool_id not in results:
-        return f"has its tool_use (message {uses[tool_id]}) but no result for it"
+        return f"has its {names.use} in {uses[tool_id]} but no {names.result} for it"
     return (
-        f"has its tool_use in message {uses[tool_id]} and its result in message "
-        f"{results[tool_id]}, not in the message right after it"
+        f"has its {names.use} in {uses[tool_id]} and its {names.result} in {results[tool_id]}, "
+        "not in the message right after it"
     )
 
 
@@ -300,20 +319,22 @@ def repair_merges(c: HistoryFacts) -> Iterator[Finding]:
                 ids = ", ".join(
                     repr(b.tool_use_id) for b in request[i].blocks if isinstance(b, ToolResultBlock)
                 )
+                names = c.names(session, "request")
                 yield Finding(
                     c.c,
-                    f"the request of session {session.session_id!r} has a user message holding only "
-                    f"the results {ids} (message {i}) right before another user message (message "
-                    f"{i + 1}); expected: those results merged into that one user message after "
-                    f"their tool_use",
+                    f"the request of session {session.session_id!r} has {names.of(i)} holding only "
+                    f"the results {ids} right before another user message, {names.of(i + 1)}; "
+                    f"expected: those results merged into that one user message after their "
+                    f"tool_use",
                 )
         kept = _pairs(request)
         places = None  # read once, when a pair is lost
         for tool_id, pair in _pairs(session.stored).items():
             sent = kept.get(tool_id)
             if sent is None:
-                places = _first_places(request) if places is None else places
-                problem = "lost that pair: it " + _lost(places, tool_id)
+                names = c.names(session, "request")
+                places = _first_places(request, names) if places is None else places
+                problem = "lost that pair: it " + _lost(places, names, tool_id)
             else:
                 changes = _changes(session.shape, pair, sent)
                 if not changes:
@@ -337,7 +358,7 @@ def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
     for session in c.sessions.values():
         foreign_texts = c.subsession_texts(session.session_id)
         for i, message in enumerate(session.stored):
-            for block in message.blocks:
+            for b, block in enumerate(message.blocks):
                 tool_id = (
                     block.id
                     if isinstance(block, ToolUseBlock)
@@ -352,17 +373,17 @@ def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
                         yield Finding(
                             c.last_change(owner, tool_id),
                             f"the stored history of session {session.session_id!r} holds tool "
-                            f"{tool_id!r} (message {i}); in the trace it is a call of session "
-                            f"{owner!r}",
+                            f"{tool_id!r} in {c.names(session, 'stored').of_block(i, b)}; in the "
+                            f"trace it is a call of session {owner!r}",
                         )
                 elif _text(block) and _text(block) in foreign_texts:
                     at = foreign_texts[_text(block)]
                     yield Finding(
                         at,
                         f"the stored history of session {session.session_id!r} holds the text "
-                        f"{_shown(_text(block))} (message {i}); in the trace that text is a message "
-                        f"of its sub-session {getattr(c.trace[at], 'session_id', '?')!r} "
-                        f"(event {at})",
+                        f"{_shown(_text(block))} in {c.names(session, 'stored').of_block(i, b)}; "
+                        f"in the trace that text is a message of its sub-session "
+                        f"{getattr(c.trace[at], 'session_id', '?')!r} (event {at})",
                     )
 
 

@@ -75,30 +75,46 @@ class _Program:
     source: str
     summary: str
     routes: tuple[_Route, ...]
+    #: one stream (a scenario's turn, a raw body) answers every request; a cassette's k-th
+    #: response for a method and path answers request k for them only
+    repeats: bool = False
 
     @property
     def longest(self) -> int:
         return max((len(r.response.chunks) for r in self.routes if r.response.streamed), default=0)
 
     def answer(self, method: str, path: str, seen: dict[tuple[str, str], int]) -> _Response:
-        """Request k for a method and path gets the k-th route that matches (the last one
-        repeating); ``seen`` counts the requests so far."""
+        """Request k for a method and path gets the k-th route that matches (a scenario's one
+        route answers them all); a request with no route, or past the recorded responses for
+        its method and path, gets a 404 saying so. ``seen`` counts the requests so far."""
         matching = [r for r in self.routes if r.matches(method, path)]
         if not matching:
-            served = list(dict.fromkeys(str(r) for r in self.routes))
-            body = {
-                "error": {
-                    "type": "not_found",
-                    "message": f"nothing is served for {method} {path}",
-                    "served": served,
-                    "source": self.source,
-                }
-            }
-            text = json.dumps(body, ensure_ascii=False).encode()
-            return _Response(404, (("Content-Type", "application/json"),), (text,), False)
+            return self._not_found(f"nothing is served for {method} {path}")
         k = seen.get((method, path), 0)
         seen[(method, path)] = k + 1
-        return matching[min(k, len(matching) - 1)].response
+        if self.repeats:
+            return matching[min(k, len(matching) - 1)].response
+        if k >= len(matching):
+            n = len(matching)
+            return self._not_found(
+                f"the recording has {n} {'response' if n == 1 else 'responses'} for {method} "
+                f"{path}, and this is request {k + 1} for them: there is no response {k + 1} "
+                "to serve"
+            )
+        return matching[k].response
+
+    def _not_found(self, message: str) -> _Response:
+        served = list(dict.fromkeys(str(r) for r in self.routes))
+        body = {
+            "error": {
+                "type": "not_found",
+                "message": message,
+                "served": served,
+                "source": self.source,
+            }
+        }
+        text = json.dumps(body, ensure_ascii=False).encode()
+        return _Response(404, (("Content-Type", "application/json"),), (text,), False)
 
     def answering(self) -> Answer:
         """What the server asks for each request, counting the requests of one serving."""
@@ -163,7 +179,7 @@ def _scenario_program(
         ]
     )
     response = _Response(200, tuple(headers), chunks, True)
-    return _Program(scenario.path, summary, (_Route("POST", None, response),))
+    return _Program(scenario.path, summary, (_Route("POST", None, response),), repeats=True)
 
 
 def _cassette_program(path: str) -> _Program:
@@ -238,4 +254,4 @@ def _body_file_program(path: str) -> _Program:
     headers: tuple[tuple[str, str], ...] = (("Content-Type", _MEDIA[framing]),)
     response = _Response(200, headers, chunks, True)
     summary = f"{path}, recorded {framing} body, {len(chunks)} chunks"
-    return _Program(path, summary, (_Route("POST", None, response),))
+    return _Program(path, summary, (_Route("POST", None, response),), repeats=True)

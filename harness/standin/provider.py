@@ -55,9 +55,10 @@ def serving(
     on ``host:port`` (0: a free port) until the block ends.
 
     A scenario answers every POST, whatever the path, with its turn in ``dialect`` (default:
-    its first dialect that can carry it) under its quirks and ``quirks``. A recording answers
-    request k for a method and path with the k-th recorded interaction for them (the last one
-    repeating), and anything else with a 404 saying what is served. ``headers`` are added to
+    its first dialect that can carry it) under its quirks and ``quirks``; a raw recorded body
+    answers every POST too. A cassette answers request k for a method and path with the k-th
+    recorded interaction for them, and anything else (another path, or a request past the
+    recorded ones) with a 404 saying what is served. ``headers`` are added to
     every response (e.g. the cookies or organisation headers a provider sends). Bad input is a located
     ``ScenarioError`` or ``WireError``, or a ``UsageError``.
     """

@@ -10,6 +10,8 @@ HarnessError
  +-- SecretRefused         a recorded cassette still held key-like strings after scrubbing, so
  |                         nothing was written; carries where (harness.record; exit code 2)
  +-- CassetteNotWritten    a recorded cassette could not be written (harness.record; exit code 2)
+ +-- NothingRecorded       no HTTP request went through a recording that asked for one
+ |                         (harness.record; `harness record` exits 1, writing nothing)
  +-- AdapterError          the adapter under test misbehaved: raised or returned garbage;
  |    |                    carries the event index; a replay reports it as an "error" result
  |    +-- Hung             it stopped making progress for longer than the time limit
@@ -34,6 +36,9 @@ ScriptRaised (harness.record.script)
                           printed already
 ScenarioCollectError (harness.pytest_plugin)
                           internal: shows a ScenarioError as a pytest collection error
+KnownCauses (harness.pytest_plugin, an AssertionError)
+                          a scenario item failed with root causes the baseline knows and no
+                          other: the exception its xfail marker expects
 StreamError (harness.adapters.driver.gemini, a ValueError),
 ResponseFailed (harness.adapters.driver.openai_responses, a RuntimeError)
                           raised by the bundled reference drivers, as a user's driver would;

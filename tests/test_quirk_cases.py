@@ -124,7 +124,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def test_the_printed_command_replays_exactly_the_failing_case(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(capsys, "run", PARALLEL.path, "--adapter", USAGE_MUTANT)
+    code, out, _ = run(capsys, "run", PARALLEL.path, "--adapter", USAGE_MUTANT, "-v")
     assert code == 1
     failing = [line.split()[1] for line in out.splitlines() if line.startswith("FAIL ")]
     commands = [

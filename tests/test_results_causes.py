@@ -107,3 +107,23 @@ def test_errors_that_differ_only_in_their_numbers_are_one_cause() -> None:
     assert [len(c.cases) for c in causes] == [2, 1]
     assert causes[0].rule == "error" and causes[0].violation is None
     assert causes[0].message == "the driver raised KeyError at chunk 5"
+
+
+def test_one_calls_pairing_problems_in_a_stored_history_are_one_root_cause() -> None:
+    """A store that splits parallel results over messages breaks forward and reverse pairing
+    for each call, in the stored history and in the request: one root per call, the rest
+    under it."""
+    scenario = load_scenario("scenarios/history/parallel-results-two-in-one-then-late.yaml")
+    result = replay(scenario, "history-mutant-parallel-results-split")
+    assert result.status == "fail"
+    roots = result.root_causes
+    assert len(result.violations) > len(roots)
+    # each root is about one call: no two roots share one
+    subjects = [v.subject for v in roots]
+    assert all(subjects) and len(set(subjects)) == len(subjects)
+    for v in result.violations:
+        if v.cause is not None:
+            (root,) = [
+                r for r in roots if (r.rule, r.event_index) == v.cause and r.subject == v.subject
+            ]
+            assert root.rule == "forward-pairing"

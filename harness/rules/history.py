@@ -144,7 +144,16 @@ def _pairing(c: HistoryFacts, kinds: tuple[str, ...], *, interrupted: bool) -> I
                     c.index_of(session.session_id, problem.tool_id),
                     f"in {what} of session {session.session_id!r}: {problem.message}; "
                     f"{_in_trace(record)}",
+                    # about this call of this session: the request's problem with the call
+                    # follows from the stored history's, and one call's problems from one root
+                    _call_subject(session.session_id, problem.tool_id),
                 )
+
+
+def _call_subject(session_id: str, tool_id: str) -> str:
+    """The subject of a finding about one call of one session (``attribute_causes`` groups the
+    findings about one subject under the most fundamental)."""
+    return f"{session_id}:{tool_id}".replace(" ", "_")
 
 
 def _in_trace(record: CallRecord | None) -> str:

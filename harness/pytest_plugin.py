@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Generator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -157,6 +158,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("harness_baseline", "a baseline file of known root causes", default="")
     parser.addini(
+        "harness_skip",
+        "scenarios and rules to leave unchecked, one a line with the reason: 'SCENARIO: why', "
+        "'rule:ID: why' (everywhere) or 'SCENARIO rule:ID: why'",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
         "harness_baseline_strict",
         "a baseline entry whose smallest case passes fails the run (XPASS(strict)); false: "
         "only reported",
@@ -184,6 +192,49 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_adapters(config)
     if not helping:
         config.stash[_BASELINE] = _read_baseline(config)
+        config.stash[_SKIPS] = _read_skips(config)
+
+
+@dataclass(frozen=True)
+class _Skip:
+    """One line of ``harness_skip``: a scenario (``""``: every one), a rule (``""``: the whole
+    scenario), and why."""
+
+    scenario: str
+    rule: str
+    reason: str
+
+
+def _read_skips(config: pytest.Config) -> list[_Skip]:
+    from harness.rules import RULES
+
+    skips = []
+    for line in config.getini("harness_skip"):
+        what, colon, reason = str(line).rpartition(": ")
+        if not colon:
+            what, reason = str(line).removesuffix(":"), ""
+        words = what.split()
+        rule = next((w.removeprefix("rule:") for w in words if w.startswith("rule:")), "")
+        scenario = " ".join(w for w in words if not w.startswith("rule:"))
+        if not reason.strip() or not (scenario or rule) or len(words) > 2:
+            raise pytest.UsageError(
+                f"harness_skip: {line!r} should be 'SCENARIO: reason', 'rule:ID: reason' or "
+                "'SCENARIO rule:ID: reason' (a reason is required)"
+            )
+        if rule and rule not in RULES:
+            raise pytest.UsageError(
+                f"harness_skip: {line!r} names no rule {rule!r} (harness rules)"
+            )
+        skips.append(_Skip(scenario, rule, reason.strip()))
+    return skips
+
+
+def _skips_for(config: pytest.Config, scenario: Scenario) -> list[_Skip]:
+    return [s for s in config.stash.get(_SKIPS, []) if s.scenario in ("", scenario.id)]
+
+
+#: the scenarios and rules the configuration leaves unchecked
+_SKIPS = pytest.StashKey[list[_Skip]]()
 
 
 def _read_baseline(config: pytest.Config) -> Baseline | None:
@@ -347,6 +398,9 @@ class ScenarioFile(pytest.File):
                 item.add_marker(pytest.mark.harness)
                 item.extra_keyword_matches.update({case.layer, *case.tags, *case.rules})
                 _expect_known(item, case, expanded=known is not None)
+                for skip in _skips_for(self.config, case):
+                    if not skip.rule:
+                        item.add_marker(pytest.mark.skip(reason=f"harness_skip: {skip.reason}"))
                 yield item
 
     def _fixture_overridden(self) -> bool:
@@ -545,7 +599,8 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
             pytest.skip(
                 "no case of the scenario is selected (--harness-tag, --harness-first-party)"
             )
-    results = list(run_cases(cases, adapter, timeout=timeout))
+    unchecked = [s.rule for s in _skips_for(config, scenario) if s.rule]
+    results = list(run_cases(cases, adapter, timeout=timeout, skip_rules=unchecked))
     broken = [r for r in results if r.status in ("fail", "error")]
     result = broken[0] if broken else results[0]
     item.stash[_RESULT] = result

@@ -81,15 +81,11 @@ class Cause:
     def triggers(self) -> tuple[tuple[str, ...], ...]:
         """What brings it out: the quirks its smallest cases add (``((),)``: the scenario as
         written shows it; ``(("no_index",), ("same_index",))``: either quirk alone does)."""
-        fewest = len(added_quirks(self.cases[0]))
-        smallest = (added_quirks(c) for c in self.cases if len(added_quirks(c)) == fewest)
-        return tuple(dict.fromkeys(smallest))
+        return smallest_sets([added_quirks(c) for c in self.cases])
 
     def trigger_text(self) -> str:
         """``as written``, or ``under no_index or same_index``, ``under a+b``."""
-        if self.triggers == ((),):
-            return "as written"
-        return "under " + " or ".join("+".join(t) for t in self.triggers)
+        return trigger_text(self.triggers)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -102,6 +98,19 @@ class Cause:
             "smallest_case": getattr(self.smallest.scenario, "case_id", self.scenario),
             "message": self.message,
         }
+
+
+def smallest_sets(quirk_sets: Sequence[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    """The quirk sets with the fewest quirks, each once, in order."""
+    fewest = min(map(len, quirk_sets))
+    return tuple(dict.fromkeys(q for q in quirk_sets if len(q) == fewest))
+
+
+def trigger_text(triggers: Sequence[tuple[str, ...]]) -> str:
+    """``as written`` (the scenario as written shows it), or ``under no_index or same_index``."""
+    if () in triggers:
+        return "as written"
+    return "under " + " or ".join("+".join(t) for t in triggers)
 
 
 def result_json(result: ScenarioResult) -> dict[str, object]:
@@ -184,11 +193,7 @@ def merged_records(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     out = []
     for key, cases in by_key.items():
         ordered = sorted(cases, key=lambda c: (len(c["quirks"]), len(str(c["smallest_case"]))))
-        fewest = len(ordered[0]["quirks"])
-        triggers = dict.fromkeys(
-            "+".join(c["quirks"]) for c in ordered if len(c["quirks"]) == fewest
-        )
-        trigger = "as written" if "" in triggers else "under " + " or ".join(triggers)
+        trigger = trigger_text(smallest_sets([tuple(c["quirks"]) for c in ordered]))
         first = any(c["origin"] == "first-party" for c in cases)
         out.append(
             {

@@ -28,6 +28,7 @@ from harness.adapters.registry import AdapterInfo
 from harness.library import library_path
 from harness.replay import replay
 from harness.scenario import load_scenario
+from tests.budgets import examples
 
 HOSTILE = Path(__file__).parent.parent / "processes" / "hostile_process.py"
 SESSION = load_scenario(library_path() / "session" / "backward-attachment-basic.yaml")
@@ -179,7 +180,7 @@ PLANS = st.one_of(
     ),
 )
 FUZZ = settings(
-    max_examples=int(os.environ.get("HARNESS_FUZZ_EXAMPLES", "25")),
+    max_examples=int(os.environ.get("HARNESS_FUZZ_EXAMPLES", examples(25))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

@@ -263,6 +263,7 @@ def _verdicts(rows) -> list[tuple[str, list[tuple[str, str, tuple[object, ...]]]
     ]
 
 
+@pytest.mark.slow
 def test_the_demo_in_two_processes_gives_what_one_gives():
     from harness.demo import run_matrix, run_matrix_parallel
     from harness.scenario import load_all
@@ -282,6 +283,7 @@ def test_the_demo_in_two_processes_gives_what_one_gives():
     assert libraries is not None  # a driver scenario was among them
 
 
+@pytest.mark.slow
 def test_a_worker_that_ran_other_cases_stops_the_parallel_demo():
     from harness.demo import run_matrix_parallel
     from harness.scenario import load_all
@@ -306,6 +308,7 @@ def test_demo_jobs_must_be_one_or_more(capsys):
     assert code == 2 and "--jobs" in err
 
 
+@pytest.mark.slow
 def test_demo_shows_progress_on_a_terminal(monkeypatch):
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stdout", terminal)

@@ -192,6 +192,7 @@ def test_every_dialect_decodes_what_it_encodes(name: str, data: st.DataObject) -
     assert codec.decode(wire(codec, turn), source="t") == turn
 
 
+@pytest.mark.slow
 def test_the_generator_makes_turns_openai_chat_can_carry_and_turns_it_refuses() -> None:
     """The skip in the round trip is not everything: single-cycle turns reach the decoder."""
     codec = dialects()["openai-chat"]

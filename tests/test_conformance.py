@@ -116,7 +116,14 @@ def test_reference_passes(reference, scenario):
     )
 
 
-@pytest.mark.parametrize("mutant", MUTANTS, ids=lambda a: a.name)
+@pytest.mark.parametrize(
+    "mutant",
+    [
+        # a driver mutant is replayed on every quirk case of its dialect: seconds
+        pytest.param(m, marks=pytest.mark.slow if m.layer == "driver" else (), id=m.name)
+        for m in MUTANTS
+    ],
+)
 def test_mutant_is_caught_by_the_rules_its_bug_breaks(mutant):
     results = results_for(mutant.name)
     failed = [r for r in results if r.status == "fail"]

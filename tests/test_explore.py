@@ -113,6 +113,7 @@ def test_a_seed_gives_the_same_counterexample(
     assert first.path.read_text().replace("/a/", "/b/") == again.path.read_text()
 
 
+@pytest.mark.slow
 def test_the_command_line_exits_by_what_was_found(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -479,6 +479,7 @@ def dialect_of(info: AdapterInfo) -> str:
     return str(info.factory().dialect)  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("info", REFERENCES, ids=lambda i: i.name)
 def test_the_reference_passes_every_scenario_under_every_quirk(info: AdapterInfo) -> None:
     quirks = sorted(dialects()[dialect_of(info)].quirks)

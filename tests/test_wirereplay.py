@@ -147,6 +147,7 @@ def direct_expected(says: Replayed, stream: RecordedResponse) -> Replayed:
     return says
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stream", STREAMS, ids=key)
 def test_sdk_and_direct_replays_agree(stream: RecordedResponse, tmp_path: Path) -> None:
     name = key(stream)
@@ -246,6 +247,7 @@ def test_an_sdk_that_is_not_installed_is_named(monkeypatch: pytest.MonkeyPatch) 
         replay_through_sdk(TOOLS, 0)
 
 
+@pytest.mark.slow
 def test_bench_wire_prints_both_figures_and_the_ratio(capsys: pytest.CaptureFixture[str]) -> None:
     small = REAL / "llm" / "test_tool_use_basic.yaml"
     assert main(["bench", "--wire", str(small), "--interaction", "1", "--rounds", "2"]) == 0

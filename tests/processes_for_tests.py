@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from harness.adapters.process import ProcessAdapter, ProcessFactory
 from harness.adapters.registry import AdapterInfo
 from tests.budgets import within
+from tests.heap import frozen
 
 #: seconds a Python process importing the harness takes to answer hello on an idle machine
 START = 2.0
@@ -54,17 +55,11 @@ def started(adapter: str) -> Iterator[AdapterInfo]:
 def collected() -> Iterator[None]:
     """Around a test: afterwards, the replay threads it abandoned have ended and what it left
     unreferenced is collected, so that a pipe or process it leaked shows (a ResourceWarning,
-    an error) in that test, not in a later one.
-
-    What existed before the test is frozen out of the collection (``gc.freeze``): a worker's
-    heap holds the results of every test it ran before, and collecting all of it after each
-    test took seconds."""
-    gc.freeze()
-    try:
+    an error) in that test, not in a later one. The collection walks what the test made, not
+    the whole heap (``frozen``): it took seconds a test."""
+    with frozen():
         yield
-    finally:
         for thread in threading.enumerate():
             if thread.name == "harness-replay":
                 thread.join(within(5))
         gc.collect()
-        gc.unfreeze()

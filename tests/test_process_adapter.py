@@ -26,7 +26,6 @@ from pathlib import Path
 
 import pytest
 
-from harness.adapters.registry import AdapterInfo
 from harness.model.observation import Observation
 from harness.replay import replay
 from harness.replay.result import ScenarioResult
@@ -359,9 +358,8 @@ def _assert_stopped_with_an_error(
     unaffected."""
     try:
         with contextlib.ExitStack() as stack:
-            adapter: str | AdapterInfo = _exec(script, pid_file)
-            if start_first:
-                adapter = stack.enter_context(started(adapter))
+            command = _exec(script, pid_file)
+            adapter = stack.enter_context(started(command)) if start_first else command
             began = time.monotonic()
             result = replay(SMALL_SCENARIO, adapter, timeout=timeout)
             elapsed = time.monotonic() - began

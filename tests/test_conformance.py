@@ -15,10 +15,9 @@ from harness.replay import ScenarioResult, replay
 from harness.replay.cases import cases_for
 from harness.replay.driver import DriverReplay
 from harness.rules import RULES
-from harness.scenario import load_all
-from tests.scenarios_for_tests import LIBRARY
+from tests.scenarios_for_tests import LIBRARY, load_folder
 
-SCENARIOS, _PROBLEMS = load_all([LIBRARY])
+SCENARIOS, _PROBLEMS = load_folder(LIBRARY)
 REFERENCES = [a for a in BUNDLED.values() if a.kind == "reference"]
 MUTANTS = [a for a in BUNDLED.values() if a.kind == "mutant"]
 

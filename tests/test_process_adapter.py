@@ -29,17 +29,17 @@ import pytest
 from harness.model.observation import Observation
 from harness.replay import replay
 from harness.replay.result import ScenarioResult
-from harness.scenario import Scenario, SessionScenario, load_all
+from harness.scenario import Scenario, SessionScenario
 from tests.budgets import within
 from tests.processes_for_tests import collected, started
-from tests.scenarios_for_tests import load_session
+from tests.scenarios_for_tests import load_folder, load_session
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "scenarios"
 CONSUMER = ROOT / "examples" / "js" / "session-consumer.mjs"
 SMALL = LIBRARY / "session" / "backward-attachment-basic.yaml"
 
-ALL_SCENARIOS, PROBLEMS = load_all([LIBRARY])
+ALL_SCENARIOS, PROBLEMS = load_folder(LIBRARY)
 #: the consumer implements the session layer; the other layers' scenarios are skipped for it
 SCENARIOS = [s for s in ALL_SCENARIOS if s.layer == "session"]
 

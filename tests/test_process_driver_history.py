@@ -32,10 +32,11 @@ from harness.replay import replay
 from harness.replay.cases import cases_for
 from harness.replay.driver import DriverReplay
 from harness.replay.result import ScenarioResult
-from harness.scenario import DriverScenario, Scenario, load_all, load_scenario
+from harness.scenario import DriverScenario, Scenario, load_scenario
 from harness.scenario.cases import ALL
 from tests.budgets import within
 from tests.processes_for_tests import collected, started
+from tests.scenarios_for_tests import load_folder
 from tests.test_process_adapter import _gone
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +45,7 @@ PROCESSES = Path(__file__).resolve().parent / "processes"
 JS_DRIVER = ROOT / "examples" / "drivers" / "js" / "driver.mjs"
 MULTI_CYCLE = LIBRARY / "driver" / "multi-cycle-turn.yaml"
 
-SCENARIOS, PROBLEMS = load_all([LIBRARY])
+SCENARIOS, PROBLEMS = load_folder(LIBRARY)
 DRIVER_SCENARIOS = [s for s in SCENARIOS if s.layer == "driver"]
 HISTORY_SCENARIOS = [s for s in SCENARIOS if s.layer == "history"]
 

@@ -18,7 +18,7 @@ from harness.cli import main
 from harness.codecs import dialects
 from harness.model.driver import turn_facts
 from harness.wire import WireError
-from harness.wire.recordings import RecordedResponse, recorded_streams
+from harness.wire.recordings import RecordedResponse
 from harness.wirereplay import (
     SDKS,
     Replayed,
@@ -30,6 +30,7 @@ from harness.wirereplay import (
     replay_through_sdk,
 )
 from tests.heap import frozen
+from tests.scenarios_for_tests import streams_of
 
 pytest.importorskip("anthropic")
 pytest.importorskip("openai")
@@ -44,7 +45,7 @@ def sdk_streams() -> list[RecordedResponse]:
     found: list[RecordedResponse] = []
     for path in sorted(REAL.rglob("*")):
         if path.suffix in (".yaml", ".bin", ".txt"):
-            found.extend(s for s in recorded_streams(path) if s.dialect in SDKS)
+            found.extend(s for s in streams_of(path) if s.dialect in SDKS)
     return found
 
 

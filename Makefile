@@ -1,16 +1,22 @@
 # Two commands on a fresh machine with Python 3.11 and make:
 #   make demo   the built-in scenario library against every bundled adapter
-#   make test   the whole test suite
+#   make test   the test suite: every property, each with a fixed seed and a sample of its cases
+#               (under 3 minutes on two cores, once installed)
 # and for contributors:
 #   make examples   build the Go example consumers (needs go; the JavaScript one needs no build)
-#   make test-fast   the suite without the tests marked slow, in seconds
+#   make test-fast   make test without the tests marked slow (subprocesses, the whole library,
+#                    explorations): under 30 seconds on two cores
+#   make test-exhaustive   what make test samples, all of it: the tests marked exhaustive (every
+#                    mutant explored, every quirk case through the process drivers) and every
+#                    hypothesis property at its whole budget of random examples; CI runs it after
+#                    make test (about 15 minutes on two cores)
 #   make test-litellm   the litellm adapter's tests, in a second environment
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast test-litellm lint bench clean examples
+.PHONY: demo test test-fast test-exhaustive test-litellm lint bench clean examples
 
 # A Python older than 3.11 stops here, before any .venv is made; a .venv whose python is
 # missing, broken or too old (left by an earlier run, or made by another Python) is made again,
@@ -40,9 +46,10 @@ demo: $(STAMP)
 
 # Tests run on every core (pytest-xdist, -n auto). pytest exits 5 when it collected nothing:
 # that is a broken suite, not a pass.
+# $(call run_pytest,OPTIONS[,VARIABLES]): pytest with OPTIONS, in the environment plus VARIABLES
 PYTEST = $(BIN)/python -m pytest -n auto
 define run_pytest
-	@$(PYTEST) $(1); status=$$?; \
+	@$(2) $(PYTEST) $(1); status=$$?; \
 	if [ $$status -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; \
 	exit $$status
 endef
@@ -56,11 +63,17 @@ examples:
 	cd examples/drivers/go && $(GO) build -o bin/driver .
 	cd examples/history/go && $(GO) build -o bin/store .
 
+# The tiers (README, Developing): -m picks the tests; HARNESS_EXHAUSTIVE=1 gives each hypothesis
+# property its whole budget of random examples (tests/budgets.py; a tenth, with a fixed seed,
+# otherwise).
 test: $(STAMP) $(if $(HAVE_GO),examples)
-	$(call run_pytest,)
+	$(call run_pytest,-m "not exhaustive")
 
 test-fast: $(STAMP)
-	$(call run_pytest,-m "not slow")
+	$(call run_pytest,-m "not slow and not exhaustive")
+
+test-exhaustive: $(STAMP) $(if $(HAVE_GO),examples)
+	$(call run_pytest,-m "exhaustive or hypothesis",HARNESS_EXHAUSTIVE=1)
 
 # litellm pins openai<3, which the libs extra cannot share: its adapter, the direct
 # reproductions and the matrix's explanations of it run in an environment of their own.

@@ -13,9 +13,13 @@ from pathlib import Path
 from typing import Any
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-# This machine's Python has pytest-benchmark installed; pytest accepts -p no:NAME for a plugin
-# that is not installed, so the option is harmless elsewhere.
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark"]
+# This machine's Python has pytest-benchmark installed, and langchain-core brings langsmith's
+# plugin (a second of imports in each run); pytest accepts -p no:NAME for a plugin that is not
+# installed, so the options are harmless elsewhere.
+PYTEST = [
+    *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:benchmark"),
+    *("-p", "no:langsmith_plugin"),
+]
 
 
 def outside_xdist(monkeypatch: Any) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
+from harness._errors import Problem
 from harness.model import driver as dv
 from harness.scenario import (
     DriverScenario,
@@ -18,6 +19,7 @@ from harness.scenario import (
     load_scenario,
     parse_scenario,
 )
+from harness.wire.recordings import RecordedResponse, recorded_streams
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "scenarios"
@@ -88,6 +90,26 @@ def library() -> tuple[Scenario, ...]:
 
 def load_every(folder: Path) -> list[Scenario]:
     """Every scenario under ``folder``, which must all load."""
-    scenarios, problems = load_all([folder])
+    scenarios, problems = load_folder(folder)
     assert not problems, "\n".join(map(str, problems))
     return scenarios
+
+
+def load_folder(folder: str | Path) -> tuple[list[Scenario], list[Problem]]:
+    """``load_all([folder])`` of a folder no test writes to (the library, an example's), read
+    once per test process: the modules that load the library at import shared the work."""
+    scenarios, problems = _loaded(Path(folder).resolve())
+    return list(scenarios), list(problems)
+
+
+@cache
+def _loaded(folder: Path) -> tuple[tuple[Scenario, ...], tuple[Problem, ...]]:
+    scenarios, problems = load_all([folder])
+    return tuple(scenarios), tuple(problems)
+
+
+@cache
+def streams_of(path: Path) -> tuple[RecordedResponse, ...]:
+    """``recorded_streams(path)`` of a recording no test writes to, read once per test process
+    (a response is frozen)."""
+    return recorded_streams(path)

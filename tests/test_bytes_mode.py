@@ -209,6 +209,7 @@ def test_the_json_array_framer_hands_each_element_on_in_the_read_of_its_last_byt
 # -- the bytes references and the framing mutants ---------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_every_bytes_reference_passes_what_its_events_reference_passes(dialect: str) -> None:
     events_info = BUNDLED[f"driver-{dialect}-reference"]

@@ -12,6 +12,7 @@ import pytest
 
 from harness.adapters.registry import BUNDLED
 from harness.cli import main
+from tests.heap import frozen
 
 ROOT = Path(__file__).resolve().parents[1]
 BASIC = str(ROOT / "scenarios" / "session" / "backward-attachment-basic.yaml")
@@ -127,7 +128,8 @@ def test_validate_reports_count(capsys):
 
 @pytest.mark.slow
 def test_bench_prints_its_figures(capsys):
-    code, out, _ = run_cli(capsys, "bench", "--events", "2000")
+    with frozen():  # the bench collects before each timed run: not the whole worker's heap
+        code, out, _ = run_cli(capsys, "bench", "--events", "2000")
     assert code == 0
     names = [line.split("=", 1)[0] for line in out.splitlines()]
     assert names == [
@@ -263,6 +265,7 @@ def _verdicts(rows) -> list[tuple[str, list[tuple[str, str, tuple[object, ...]]]
     ]
 
 
+@pytest.mark.slow
 def test_the_demo_in_two_processes_gives_what_one_gives():
     from harness.demo import run_matrix, run_matrix_parallel
     from harness.scenario import load_all
@@ -282,6 +285,7 @@ def test_the_demo_in_two_processes_gives_what_one_gives():
     assert libraries is not None  # a driver scenario was among them
 
 
+@pytest.mark.slow
 def test_a_worker_that_ran_other_cases_stops_the_parallel_demo():
     from harness.demo import run_matrix_parallel
     from harness.scenario import load_all
@@ -306,6 +310,7 @@ def test_demo_jobs_must_be_one_or_more(capsys):
     assert code == 2 and "--jobs" in err
 
 
+@pytest.mark.slow
 def test_demo_shows_progress_on_a_terminal(monkeypatch):
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stdout", terminal)

@@ -32,6 +32,7 @@ def library_ids(*layers: str) -> set[str]:
 # -- a closed pipe --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [
@@ -92,6 +93,7 @@ def test_layer_selects_the_scenarios_of_that_layer(capsys: pytest.CaptureFixture
     assert {r["status"] for r in results} == {"pass"}
 
 
+@pytest.mark.slow
 def test_layer_is_repeatable(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(
         capsys,
@@ -131,6 +133,7 @@ def test_a_layer_with_no_scenario_under_the_paths_is_a_usage_error(
 # -- scenarios of a layer the adapter does not implement ------------------------------------------
 
 
+@pytest.mark.slow
 def test_table_counts_the_scenarios_of_other_layers_on_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -184,6 +187,7 @@ def test_table_has_no_left_out_line_when_every_layer_applies(
     ]
 
 
+@pytest.mark.slow
 def test_json_keeps_the_scenarios_of_other_layers_as_skips(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -199,6 +203,7 @@ def test_json_keeps_the_scenarios_of_other_layers_as_skips(
     assert all(r["skip_reason"].endswith("layer; the adapter implements: driver") for r in other)
 
 
+@pytest.mark.slow
 def test_a_violation_still_exits_1_with_other_layers_left_out(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -30,6 +30,7 @@ from harness.model import driver as dv
 from harness.model.driver import TextOut, ToolCallOut, TurnEnd, turn_facts
 from harness.replay import replay
 from harness.wire import WireError, read_cassette
+from tests.budgets import examples
 from tests.scenarios_for_tests import turn_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -172,7 +173,10 @@ def wire(codec: Any, turn: Sequence[dv.TurnEvent], quirks: Sequence[str] = ()) -
 
 
 ROUND_TRIP = settings(
-    max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(150),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 
@@ -188,6 +192,7 @@ def test_every_dialect_decodes_what_it_encodes(name: str, data: st.DataObject) -
     assert codec.decode(wire(codec, turn), source="t") == turn
 
 
+@pytest.mark.slow
 def test_the_generator_makes_turns_openai_chat_can_carry_and_turns_it_refuses() -> None:
     """The skip in the round trip is not everything: single-cycle turns reach the decoder."""
     codec = dialects()["openai-chat"]
@@ -221,7 +226,10 @@ def _texts(turn: Sequence[dv.TurnEvent]) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "quirk"), QUIRK_CASES)
 @settings(
-    max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(60),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 @given(data=st.data())
 def test_every_quirk_still_decodes_to_the_same_calls_and_texts(

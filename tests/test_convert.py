@@ -19,6 +19,7 @@ from harness.cli import main
 from harness.convert import _body_field, convert, convert_recording
 from harness.scenario import DriverScenario, parse_scenario
 from harness.wire.recordings import RecordedResponse, recorded_streams
+from tests.scenarios_for_tests import streams_of
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "cassettes" / "real-traffic"
@@ -42,7 +43,7 @@ def _streams() -> list[RecordedResponse]:
         stream
         for path in sorted(REAL.rglob("*"))
         if path.is_file() and path.name not in ("MANIFEST.md", "NOTICE")
-        for stream in recorded_streams(path)
+        for stream in streams_of(path)
     ]
 
 

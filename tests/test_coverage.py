@@ -16,6 +16,7 @@ from tests.scenarios_for_tests import LIBRARY
 HISTORY, _ = load_all([LIBRARY / "history"])
 
 
+@pytest.mark.slow
 def test_counts_agree_with_replaying_each_mutant() -> None:
     coverage = measure(run_matrix(HISTORY))
     mutants = [a for a in BUNDLED.values() if a.layer == "history" and a.kind == "mutant"]
@@ -39,6 +40,7 @@ def test_counts_agree_with_replaying_each_mutant() -> None:
     }
 
 
+@pytest.mark.slow
 def test_the_command_prints_the_three_tables_and_what_is_thin(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -23,6 +23,7 @@ from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, Wi
 from harness.replay import ScenarioResult, replay
 from harness.scenario import DriverScenario
 from harness.wire import WireError, parse_sse
+from tests.budgets import examples
 from tests.scenarios_for_tests import library_driver, load_driver, parse_driver, turn_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -430,7 +431,9 @@ def ag_ui_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
     return tuple(out)
 
 
-GENERATED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+GENERATED = settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 _quirk_sets = st.sets(st.sampled_from(sorted(QUIRKS))).map(sorted)
 
 
@@ -942,7 +945,7 @@ def _text_left_open(turn: Sequence[dv.TurnEvent]) -> bool:
 
 @pytest.mark.slow
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -35,6 +35,7 @@ from harness.replay import replay
 from harness.scenario import DriverScenario, recorded_scenario
 from harness.wire import WireError, parse_json_array_stream, parse_jsonl, parse_sse, read_cassette
 from harness.wire.recordings import recorded_streams
+from tests.budgets import examples
 from tests.scenarios_for_tests import load_driver, parse_driver
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -418,14 +419,14 @@ def quirk_sets(codec: Any) -> st.SearchStrategy[list[str]]:
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), turn=turns())
 def test_generated_turns_round_trip_and_drive(data: st.DataObject, turn: list[Any]) -> None:
     codec = data.draw(st.sampled_from(CODECS))
     round_trip(codec, turn, data.draw(quirk_sets(codec)))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(data=st.data(), turn=turns())
 def test_drivers_read_the_stream_however_it_is_cut(data: st.DataObject, turn: list[Any]) -> None:
     codec = data.draw(st.sampled_from(CODECS))
@@ -448,7 +449,7 @@ def has_empty_container(value: Any) -> bool:
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), arguments=st.dictionaries(KEYS, VALUES, min_size=1, max_size=4))
 def test_cut_off_streamed_arguments_round_trip_when_carried(
     data: st.DataObject, arguments: dict[str, Any]

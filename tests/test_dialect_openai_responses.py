@@ -20,6 +20,7 @@ from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, Wi
 from harness.replay import ScenarioResult, replay
 from harness.scenario import DriverScenario
 from harness.wire import WireError, parse_sse, read_cassette
+from tests.budgets import examples
 from tests.scenarios_for_tests import load_driver, parse_driver, turn_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -302,7 +303,7 @@ def single_cycle_turns(draw: st.DrawFn) -> tuple[dv.TurnEvent, ...]:
 
 
 @pytest.mark.slow
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(single_cycle_turns())
 def test_generated_turns_round_trip(turn: tuple[dv.TurnEvent, ...]) -> None:
     assert CODEC.can_express(turn) is None
@@ -311,7 +312,7 @@ def test_generated_turns_round_trip(turn: tuple[dv.TurnEvent, ...]) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(single_cycle_turns(), st.sampled_from(QUIRK_SETS))
 def test_every_quirk_keeps_the_tool_calls(
     turn: tuple[dv.TurnEvent, ...], quirks: tuple[str, ...]

@@ -89,8 +89,15 @@ def not_passed(results: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def test_go_driver_passes_the_driver_library_with_every_quirk(built: dict[str, Path]) -> None:
-    code, results = run([str(built["driver"])], "scenarios/driver")
+@pytest.mark.parametrize(
+    "quirks",
+    [
+        "none",  # make test: the library as written
+        pytest.param("all", marks=pytest.mark.exhaustive),  # and under every quirk of its dialect
+    ],
+)
+def test_go_driver_passes_the_driver_library(built: dict[str, Path], quirks: str) -> None:
+    code, results = run([str(built["driver"])], "--quirks", quirks, "scenarios/driver")
     assert not_passed(results) == []
     assert code == 0
     assert any(r["status"] == "pass" for r in results)

@@ -30,6 +30,7 @@ from harness.replay._watchdog import Hung, Progress, run_guarded
 from harness.rules.driver import _Merges
 from harness.rules.driver_timing import DriverTimeline, _Unnamed, same_arguments
 from harness.scenario import DriverScenario, load_scenario, parse_scenario
+from tests.budgets import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,7 +74,7 @@ def merged_pairs(calls: list[ExpectedCall], emitted: ToolCallOut) -> list[tuple[
     ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(calls_and_emitted())
 def test_merged_calls_are_found_as_trying_every_pair_finds_them(drawn):
     calls, emitted = drawn
@@ -108,7 +109,7 @@ def unnamed_match(calls: list[ExpectedCall], outputs: list[ToolCallOut]) -> list
 arguments = st.sampled_from(["", "{}", " {} ", '{"a":1}', '{ "a" : 1 }', '{"a":', "x"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from("xyz"), arguments), max_size=6),
     st.lists(st.tuples(st.sampled_from("xyzw"), arguments), max_size=8),
@@ -154,7 +155,7 @@ def content_reads(run: DriverRun, after: int, until: int) -> list[int]:
     return found
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(runs())
 def test_content_reads_are_counted_as_walking_the_reads_counts_them(run):
     check = DriverTimeline(run)

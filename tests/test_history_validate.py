@@ -33,6 +33,7 @@ from harness.model.history import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from tests.budgets import examples
 
 POOL = tuple(f"t{n}" for n in range(8))
 
@@ -261,7 +262,7 @@ def others(message: HistoryMessage) -> list[Block]:
 
 
 @pytest.mark.slow
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(histories())
 def test_validate_reports_exactly_the_oracle_problems(history):
     problems = validate_history(history)
@@ -291,7 +292,7 @@ def test_oracle_and_validator_disagree_on_a_bad_history_only_if_broken():
 
 
 @pytest.mark.slow
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(histories())
 def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
     repaired = repair_history(history)
@@ -348,7 +349,7 @@ def test_repair_output_is_valid_idempotent_and_keeps_what_was_valid(history):
 
 
 @pytest.mark.slow
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(histories(unique_ids=True))
 def test_repair_moves_a_real_result_to_its_call_instead_of_inventing_one(history):
     repaired = repair_history(history)
@@ -402,7 +403,7 @@ def without_is_error(history: Sequence[HistoryMessage]) -> tuple[HistoryMessage,
 
 
 @pytest.mark.slow
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(histories())
 def test_anthropic_shape_round_trips_and_validates_and_repairs_the_same(history):
     messages = to_anthropic(history)
@@ -413,7 +414,7 @@ def test_anthropic_shape_round_trips_and_validates_and_repairs_the_same(history)
 
 
 @pytest.mark.slow
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(histories().map(openai_form))
 def test_openai_shape_round_trips_and_validates_the_same(history):
     messages = to_openai(history)

@@ -265,6 +265,7 @@ def _png_pixels(data: bytes) -> tuple[int, list[bytes]]:
     return width, [bytes(r) for r in rows]
 
 
+@pytest.mark.slow
 @needs_browser
 @pytest.mark.parametrize("case", [SESSION, HISTORY, DRIVER], ids=["session", "history", "driver"])
 def test_reports_render_in_headless_chromium(case, tmp_path):

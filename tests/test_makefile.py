@@ -1,8 +1,10 @@
 """The Makefile's environment: an unsupported Python stops it clearly, before any .venv exists,
-and a .venv left broken by an earlier run is made again rather than breaking every later one."""
+and a .venv left broken by an earlier run is made again rather than breaking every later one.
+Its test tiers: what each selects, and a run that collects nothing is a failure."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -76,3 +78,58 @@ def test_a_broken_venv_is_made_again_and_the_install_says_what_it_installs(tmp_p
     (project / ".venv" / ".installed").unlink()
     again = _make(project, "goodpy")
     assert again.returncode == 0 and "making it again" not in again.stdout
+
+
+#: stands in for pytest: says what it was given, exits with the code in $EXIT
+FAKE_PYTEST = """#!/bin/sh
+echo "HARNESS_EXHAUSTIVE=$HARNESS_EXHAUSTIVE $*"
+exit "${EXIT:-0}"
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "selects", "exhaustive"),
+    [
+        ("test", "-m not exhaustive", ""),
+        ("test-fast", "-m not slow and not exhaustive", ""),
+        ("test-exhaustive", "-m exhaustive or hypothesis", "1"),
+    ],
+)
+def test_each_tier_selects_its_tests_and_fails_when_none_is_collected(
+    tmp_path, target, selects, exhaustive
+):
+    project = _project(tmp_path)
+    fake = project / "fake-pytest"
+    fake.write_text(FAKE_PYTEST)
+    fake.chmod(0o755)
+
+    def make(code: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            # the venv counts as installed; no Go examples are built
+            [
+                "make",
+                "--no-print-directory",
+                "-o",
+                ".venv/.installed",
+                target,
+                "HAVE_GO=",
+                f"PYTEST={fake}",
+            ],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={
+                **{k: v for k, v in os.environ.items() if k != "HARNESS_EXHAUSTIVE"},
+                "EXIT": str(code),
+            },
+        )
+
+    done = make(0)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"HARNESS_EXHAUSTIVE={exhaustive} {selects}\n"
+    # pytest's 5 is "collected nothing": a broken suite, never a pass
+    nothing = make(5)
+    assert nothing.returncode != 0 and "pytest collected no tests" in nothing.stderr
+    assert make(1).returncode != 0

@@ -123,7 +123,10 @@ def test_the_demo_summary_needs_driver_scenarios() -> None:
     )
 
 
+# every driver adapter on every quirk case, through the demo: in make test, test_conformance and
+# test_quirk_cases replay the same matrix (every mutant caught, every reference passing)
 @pytest.mark.slow
+@pytest.mark.exhaustive
 def test_the_demo_passes_without_the_libraries(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -65,6 +65,7 @@ def test_an_installed_copy_finds_its_library(wheel: Path, tmp_path: Path) -> Non
     assert counts == f"{len(list((ROOT / 'scenarios').rglob('*.yaml')))} 0"
 
 
+@pytest.mark.slow
 def test_installing_the_harness_brings_no_pytest_asyncio(wheel: Path) -> None:
     """Unused by the harness, it warned on each of a user's runs about an option of its own
     ("asyncio_default_fixture_loop_scope is unset")."""

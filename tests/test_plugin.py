@@ -380,6 +380,7 @@ def test_snapshot_assertion_in_a_users_own_test(project):
     project.runpytest().assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("behaviour", "words"),
     [

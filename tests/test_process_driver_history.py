@@ -10,16 +10,15 @@ library and its bug (the turn ends at the first message_stop) is caught.
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import os
 import shlex
 import shutil
 import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -33,8 +32,11 @@ from harness.replay import replay
 from harness.replay.cases import cases_for
 from harness.replay.driver import DriverReplay
 from harness.replay.result import ScenarioResult
-from harness.scenario import DriverScenario, Scenario, load_all, load_scenario
+from harness.scenario import DriverScenario, Scenario, load_scenario
 from harness.scenario.cases import ALL
+from tests.budgets import within
+from tests.processes_for_tests import collected, started
+from tests.scenarios_for_tests import load_folder
 from tests.test_process_adapter import _gone
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +45,7 @@ PROCESSES = Path(__file__).resolve().parent / "processes"
 JS_DRIVER = ROOT / "examples" / "drivers" / "js" / "driver.mjs"
 MULTI_CYCLE = LIBRARY / "driver" / "multi-cycle-turn.yaml"
 
-SCENARIOS, PROBLEMS = load_all([LIBRARY])
+SCENARIOS, PROBLEMS = load_folder(LIBRARY)
 DRIVER_SCENARIOS = [s for s in SCENARIOS if s.layer == "driver"]
 HISTORY_SCENARIOS = [s for s in SCENARIOS if s.layer == "history"]
 
@@ -52,11 +54,15 @@ HISTORY_SCENARIOS = [s for s in SCENARIOS if s.layer == "history"]
 def _collect_adapters() -> Iterator[None]:
     """Abandoned replay threads end and adapters are collected here, so that a leaked pipe or
     process shows in this module."""
-    yield
-    for thread in threading.enumerate():
-        if thread.name == "harness-replay":
-            thread.join(5)
-    gc.collect()
+    with collected():
+        yield
+
+
+@cache
+def in_process(reference: str) -> tuple[ScenarioResult, ...]:
+    """The driver library replayed in process by ``reference``, once per worker for the tests
+    that compare a process with it."""
+    return tuple(replay(s, reference) for s in DRIVER_SCENARIOS)
 
 
 def wrapper(adapter: str, *options: str) -> str:
@@ -111,29 +117,49 @@ def test_library_is_loaded() -> None:
 # -- (a) the bundled drivers over the protocol ---------------------------------------------------
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "reference",
-    [
-        "driver-anthropic-reference",
-        "driver-anthropic-agent-reference",
-        "driver-openai-chat-reference",
-    ],
+WRAPPED = (
+    "driver-anthropic-reference",
+    "driver-anthropic-agent-reference",
+    "driver-openai-chat-reference",
 )
-def test_wrapped_reference_driver_replays_the_library_as_in_process(reference: str) -> None:
+
+
+#: (reference, third of the library): make test gives each reference one third, so that every
+#: scenario goes through a process once; the exhaustive tier gives it the other two
+THIRDS = [
+    pytest.param(
+        reference,
+        third,
+        marks=() if third == k else pytest.mark.exhaustive,
+        id=f"{reference}-{third + 1}/{len(WRAPPED)}",
+    )
+    for k, reference in enumerate(WRAPPED)
+    for third in range(len(WRAPPED))
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("reference", "third"), THIRDS)
+def test_wrapped_reference_driver_replays_the_library_as_in_process(
+    reference: str, third: int
+) -> None:
+    scenarios = DRIVER_SCENARIOS[third :: len(WRAPPED)]
     adapter = wrapper(reference)
-    results = [replay(s, adapter) for s in DRIVER_SCENARIOS]
+    results = [replay(s, adapter) for s in scenarios]
     assert [r for r in results if r.status == "pass"], "nothing ran in this dialect"
     bad = [describe(r) for r in results if r.status not in ("pass", "skip")]
     assert not bad, "\n".join(bad)
-    in_process = [replay(s, reference) for s in DRIVER_SCENARIOS]
-    assert [r.status for r in results] == [r.status for r in in_process]
+    expected = in_process(reference)[third :: len(WRAPPED)]
+    assert [r.status for r in results] == [r.status for r in expected]
 
 
-def _some_quirk_cases(adapter: str, every: int) -> list[Scenario]:
+def _some_quirk_cases(adapter: str, every: int, sample: int) -> list[Scenario]:
+    """Every ``every``-th quirk case of the adapter's dialect; of those, every ``sample``-th
+    one if ``sample`` is positive, the others if it is negative."""
     cases = cases_for(DRIVER_SCENARIOS, resolve_adapter(adapter), ALL)
     quirked: list[Scenario] = [c for c in cases if isinstance(c, DriverScenario) and c.quirks]
-    return quirked[::every]
+    some = quirked[::every]
+    return [c for i, c in enumerate(some) if (i % abs(sample) == 0) == (sample > 0)]
 
 
 @pytest.mark.slow
@@ -141,9 +167,16 @@ def _some_quirk_cases(adapter: str, every: int) -> list[Scenario]:
     "reference",
     ["driver-anthropic-agent-reference", "driver-openai-chat-reference"],
 )
-def test_wrapped_reference_driver_quirk_cases(reference: str) -> None:
+@pytest.mark.parametrize(
+    "sample",
+    [
+        pytest.param(4, id="sample"),  # make test: every 100th case
+        pytest.param(-4, marks=pytest.mark.exhaustive, id="rest"),  # the other 25th ones
+    ],
+)
+def test_wrapped_reference_driver_quirk_cases(reference: str, sample: int) -> None:
     adapter = wrapper(reference)
-    cases = _some_quirk_cases(adapter, every=25)
+    cases = _some_quirk_cases(adapter, every=25, sample=sample)
     assert len(cases) >= 4, [c.id for c in cases]
     assert_same_as(cases, adapter, reference)
 
@@ -219,15 +252,19 @@ def test_misbehaving_driver_process(
     pid_file = tmp_path / "pid"
     monkeypatch.setenv("DRIVER_PROCESS_PID_FILE", str(pid_file))
     adapter = wrapper("driver-anthropic-agent-reference", f"--misbehave={misbehaviour}")
-    started = time.monotonic()
+    # only the hang is meant to reach the limit; the process is started before the replay, so
+    # that its start-up (Python importing the harness) is not in the limit
+    limit = 1 if misbehaviour == "hang" else within(5)
     try:
-        result = replay(load_scenario(MULTI_CYCLE), adapter, timeout=1)
-        elapsed = time.monotonic() - started
+        with started(adapter) as process:
+            began = time.monotonic()
+            result = replay(load_scenario(MULTI_CYCLE), process, timeout=limit)
+            elapsed = time.monotonic() - began
         assert result.status == status, describe(result)
         message = result.error or "\n".join(v.message for v in result.violations)
         for needle in says:
             assert needle in message, f"{needle!r} not in:\n{message}"
-        assert elapsed < 6, f"the replay took {elapsed:.1f}s"
+        assert elapsed < limit + within(5), f"the replay took {elapsed:.1f}s"
         assert _gone(int(pid_file.read_text(encoding="utf-8"))), "the process is still there"
     finally:
         _kill_leftover(pid_file)
@@ -335,18 +372,29 @@ def test_js_driver_passes_the_driver_library() -> None:
     assert not bad, "\n".join(bad)
     ran = [r.scenario.id for r in results if r.status == "pass"]
     reference = [
-        s.id
-        for s in DRIVER_SCENARIOS
-        if replay(s, "driver-anthropic-agent-reference").status == "pass"
+        r.scenario.id for r in in_process("driver-anthropic-agent-reference") if r.status == "pass"
     ]
     assert ran == reference
 
 
+#: make test replays every JS_SAMPLE-th quirk case through the JS driver, the exhaustive tier
+#: the others
+JS_SAMPLE = 10
+
+
 @pytest.mark.slow
-def test_js_driver_passes_every_quirk_case_of_its_dialect() -> None:
+@pytest.mark.parametrize(
+    "sampled",
+    [
+        pytest.param(True, id=f"every-{JS_SAMPLE}th-case"),
+        pytest.param(False, marks=pytest.mark.exhaustive, id="the-other-cases"),
+    ],
+)
+def test_js_driver_passes_every_quirk_case_of_its_dialect(sampled: bool) -> None:
     adapter = js_driver()
     cases = cases_for(DRIVER_SCENARIOS, resolve_adapter(adapter), ALL)
     assert len(cases) > 300
+    cases = [c for i, c in enumerate(cases) if (i % JS_SAMPLE == 0) == sampled]
     results = [replay(c, adapter) for c in cases]
     bad = [describe(r) for r in results if r.status not in ("pass", "skip")]
     assert not bad, "\n".join(bad)
@@ -420,6 +468,7 @@ def test_an_exec_adapter_declares_the_layers_its_hello_names() -> None:
     assert declared_layers(resolve_adapter(session)) == ("session",)
 
 
+@pytest.mark.slow
 def test_exploring_an_exec_adapter_given_resolved_explores_the_layer_it_declares(
     tmp_path: Path,
 ) -> None:
@@ -428,5 +477,5 @@ def test_exploring_an_exec_adapter_given_resolved_explores_the_layer_it_declares
     from harness.explore import explore
 
     adapter = resolve_adapter(wrapper("driver-mutant-anthropic-ends-at-first-message-stop"))
-    exploration = explore(adapter, max_examples=50, seed=0, out=tmp_path)
+    exploration = explore(adapter, max_examples=50, seed=0, out=tmp_path, timeout=within(5))
     assert exploration.layer == "driver" and exploration.found is not None

@@ -43,6 +43,7 @@ def test_the_scenario_as_written_comes_first_then_its_single_and_pair_cases() ->
         assert case.quirks == tuple(quirks) and case.turn == PARALLEL.turn
 
 
+@pytest.mark.slow
 def test_no_two_cases_feed_the_driver_the_same_stream() -> None:
     for scenario in library():
         if not isinstance(scenario, DriverScenario):
@@ -91,6 +92,7 @@ def test_selecting_none_one_case_or_an_unknown_quirk() -> None:
         select_cases(PARALLEL, CHAT, ("crlf",))
 
 
+@pytest.mark.slow
 def test_every_reference_passes_every_case_of_the_library() -> None:
     scenarios = [s for s in library() if s.layer == "driver"]
     for info in BUNDLED.values():

@@ -479,6 +479,7 @@ def dialect_of(info: AdapterInfo) -> str:
     return str(info.factory().dialect)  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("info", REFERENCES, ids=lambda i: i.name)
 def test_the_reference_passes_every_scenario_under_every_quirk(info: AdapterInfo) -> None:
     quirks = sorted(dialects()[dialect_of(info)].quirks)
@@ -488,7 +489,17 @@ def test_the_reference_passes_every_scenario_under_every_quirk(info: AdapterInfo
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("info", REFERENCES, ids=lambda i: i.name)
+@pytest.mark.parametrize(
+    "info",
+    [
+        # make test pairs the quirks for the references reading events, one of each dialect;
+        # the exhaustive tier for those reading bytes
+        pytest.param(
+            info, marks=pytest.mark.exhaustive if "-bytes-" in info.name else (), id=info.name
+        )
+        for info in REFERENCES
+    ],
+)
 def test_the_reference_passes_every_scenario_under_each_new_quirk_paired(
     info: AdapterInfo,
 ) -> None:

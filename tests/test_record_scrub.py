@@ -122,6 +122,7 @@ def test_user_patterns_scrub_and_refuse() -> None:
         Scrubber(patterns=["x*"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", REAL_TRAFFIC, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_real_recordings_are_not_refused_and_keep_their_bodies(path: Path) -> None:
     scrubber = Scrubber()

@@ -136,11 +136,17 @@ def driver_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -
     )
     for run in ("runpytest", "runpytest_subprocess"):
         monkeypatch.setattr(
-            pytester, run, functools.partial(getattr(pytester, run), "-p", "no:cacheprovider")
+            pytester,
+            run,
+            # langsmith's plugin (langchain-core brings it) is a second of imports in each run
+            functools.partial(
+                getattr(pytester, run), "-p", "no:cacheprovider", "-p", "no:langsmith_plugin"
+            ),
         )
     return pytester
 
 
+@pytest.mark.slow
 def test_a_driver_authors_regression_workflow(driver_project: pytest.Pytester) -> None:
     item = f"recording[{CASSETTE}#0]"
     first = driver_project.runpytest_subprocess()

@@ -15,6 +15,7 @@ from harness.strategies import (
     session_documents,
     session_scenarios,
 )
+from tests.budgets import examples
 
 REFERENCES = {
     "session": ("session-reference",),
@@ -38,7 +39,7 @@ def test_bad_arguments_are_refused_when_the_strategy_is_built(
         session_documents(**kwargs)  # type: ignore[arg-type]
 
 
-@settings(max_examples=50, database=None, deadline=None)
+@settings(max_examples=examples(50), database=None, deadline=None)
 @given(session_documents(layer="history"))
 def test_documents_round_trip_through_their_yaml(document: dict[str, object]) -> None:
     scenario = scenario_from_document(document)
@@ -49,7 +50,7 @@ def test_documents_round_trip_through_their_yaml(document: dict[str, object]) ->
     assert scenario.observe_every_event and "explored" in scenario.tags
 
 
-@settings(max_examples=20, database=None, deadline=None)
+@settings(max_examples=examples(20), database=None, deadline=None)
 @given(session_scenarios(max_turns=1, subsessions=False, resumes=False, faults=False))
 def test_the_plain_options_draw_plain_traces(scenario: object) -> None:
     kinds = {e.kind for e in scenario.events}  # type: ignore[attr-defined]
@@ -57,9 +58,11 @@ def test_the_plain_options_draw_plain_traces(scenario: object) -> None:
     assert sum(e.kind == "user_message" for e in scenario.events) == 1  # type: ignore[attr-defined]
 
 
-def _references_pass(layer: str, examples: int, **options: bool) -> None:
+def _references_pass(layer: str, budget: int, **options: bool) -> None:
+    """The references pass ``examples(budget)`` generated traces: the same ones on every run."""
+
     @settings(
-        max_examples=examples,
+        max_examples=examples(budget),
         database=None,
         deadline=None,
         derandomize=True,
@@ -74,16 +77,21 @@ def _references_pass(layer: str, examples: int, **options: bool) -> None:
     check()
 
 
+#: hypothesis marks a test that is @given; these three run a @given property inside, and are
+#: marked so that make test-exhaustive gives them their whole budget too
 @pytest.mark.slow
+@pytest.mark.hypothesis
 def test_the_session_reference_passes_every_generated_trace() -> None:
     _references_pass("session", 2000)
 
 
 @pytest.mark.slow
+@pytest.mark.hypothesis
 def test_the_history_references_pass_every_trace_without_resumes() -> None:
     _references_pass("history", 2000, resumes=False)
 
 
 @pytest.mark.slow
+@pytest.mark.hypothesis
 def test_the_history_references_pass_every_trace_with_resumes() -> None:
     _references_pass("history", 2000)

@@ -18,7 +18,7 @@ from harness.cli import main
 from harness.codecs import dialects
 from harness.model.driver import turn_facts
 from harness.wire import WireError
-from harness.wire.recordings import RecordedResponse, recorded_streams
+from harness.wire.recordings import RecordedResponse
 from harness.wirereplay import (
     SDKS,
     Replayed,
@@ -29,6 +29,8 @@ from harness.wirereplay import (
     replay_direct,
     replay_through_sdk,
 )
+from tests.heap import frozen
+from tests.scenarios_for_tests import streams_of
 
 pytest.importorskip("anthropic")
 pytest.importorskip("openai")
@@ -43,7 +45,7 @@ def sdk_streams() -> list[RecordedResponse]:
     found: list[RecordedResponse] = []
     for path in sorted(REAL.rglob("*")):
         if path.suffix in (".yaml", ".bin", ".txt"):
-            found.extend(s for s in recorded_streams(path) if s.dialect in SDKS)
+            found.extend(s for s in streams_of(path) if s.dialect in SDKS)
     return found
 
 
@@ -147,6 +149,7 @@ def direct_expected(says: Replayed, stream: RecordedResponse) -> Replayed:
     return says
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stream", STREAMS, ids=key)
 def test_sdk_and_direct_replays_agree(stream: RecordedResponse, tmp_path: Path) -> None:
     name = key(stream)
@@ -246,9 +249,11 @@ def test_an_sdk_that_is_not_installed_is_named(monkeypatch: pytest.MonkeyPatch) 
         replay_through_sdk(TOOLS, 0)
 
 
+@pytest.mark.slow
 def test_bench_wire_prints_both_figures_and_the_ratio(capsys: pytest.CaptureFixture[str]) -> None:
     small = REAL / "llm" / "test_tool_use_basic.yaml"
-    assert main(["bench", "--wire", str(small), "--interaction", "1", "--rounds", "2"]) == 0
+    with frozen():  # the bench collects before each timed run: not the whole worker's heap
+        assert main(["bench", "--wire", str(small), "--interaction", "1", "--rounds", "2"]) == 0
     figures = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines())
     assert set(figures) == {
         "recording",

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, settings
 
 from harness._errors import HarnessError, ScenarioError, UsageError, WireError
 from harness.cli import main
+from tests.budgets import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the worst time one input may take on a loaded CI machine
@@ -31,7 +32,7 @@ MEASURE_MEMORY = os.environ.get("HARNESS_HOSTILE_MEMORY") == "1"
 #: bounded for CI: a few seconds a test
 FUZZ = settings(
     deadline=None,
-    max_examples=int(os.environ.get("HARNESS_HOSTILE_EXAMPLES", "40")),
+    max_examples=int(os.environ.get("HARNESS_HOSTILE_EXAMPLES", examples(40))),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 

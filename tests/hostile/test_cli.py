@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from harness.adapters.registry import BUNDLED
 from harness.cli import EXIT_NOTHING_CHECKED, EXIT_USAGE, main
 from harness.library import library_path
+from tests.budgets import examples
 from tests.projects_for_tests import outside_xdist
 
 SCENARIO = str(library_path() / "session" / "backward-attachment-basic.yaml")
@@ -64,7 +65,7 @@ ADAPTERS = st.one_of(
 
 @pytest.mark.slow
 @settings(
-    max_examples=int(os.environ.get("HARNESS_FUZZ_EXAMPLES", "60")),
+    max_examples=int(os.environ.get("HARNESS_FUZZ_EXAMPLES", examples(60))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

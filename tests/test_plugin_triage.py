@@ -13,6 +13,9 @@ import pytest
 from harness.cli import main
 from tests.projects_for_tests import outside_xdist
 
+#: pytest runs in pytest: seconds each
+pytestmark = pytest.mark.slow
+
 MERGES = "driver-mutant-openai-merges-same-index"
 SCENARIO = "parallel-calls"
 INI = "[pytest]\nasyncio_default_fixture_loop_scope = function\n"

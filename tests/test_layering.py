@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import graphlib
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,11 @@ def _names_type_checking(test: ast.expr) -> bool:
     )
 
 
-GRAPH = {module: sorted(set(imports(module))) for module in MODULES}
+@cache
+def import_graph() -> dict[str, list[tuple[str, int]]]:
+    """Each module of ours -> the modules of ours it imports, with the line; parsed when a test
+    asks, not when the module is collected (in every worker)."""
+    return {module: sorted(set(imports(module))) for module in MODULES}
 
 
 def layer_of(module: str) -> int:
@@ -157,7 +162,7 @@ def test_no_module_imports_from_a_higher_layer() -> None:
     upward = [
         f"{MODULES[m].relative_to(PACKAGE.parent)}:{line}: {m} ({room(m)}) imports {target} "
         f"({room(target)})"
-        for m, edges in GRAPH.items()
+        for m, edges in import_graph().items()
         for target, line in edges
         if layer_of(target) > layer_of(m)
     ]
@@ -165,7 +170,7 @@ def test_no_module_imports_from_a_higher_layer() -> None:
 
 
 def test_no_import_cycles() -> None:
-    graph = {module: [target for target, _ in edges] for module, edges in GRAPH.items()}
+    graph = {module: [target for target, _ in edges] for module, edges in import_graph().items()}
     try:
         graphlib.TopologicalSorter(graph).prepare()
     except graphlib.CycleError as exc:
@@ -174,7 +179,7 @@ def test_no_import_cycles() -> None:
 
 def test_the_checker_sees_deferred_imports() -> None:
     # the loader imports the rule registry inside a function, to check a scenario's rule ids
-    assert "harness.rules" in {target for target, _ in GRAPH["harness.scenario.loader"]}
+    assert "harness.rules" in {target for target, _ in import_graph()["harness.scenario.loader"]}
 
 
 def test_the_checker_skips_type_checking_imports() -> None:

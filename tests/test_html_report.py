@@ -292,3 +292,14 @@ def test_reports_render_in_headless_chromium(case, tmp_path):
     inked = sum(p != b"\xff\xff\xff" for p in pixels)
     assert len(colours) > 20, f"a nearly blank screenshot: {len(colours)} colours"
     assert inked / len(pixels) > 0.02, f"only {inked} of {len(pixels)} pixels are not white"
+
+
+def test_lane_text_wraps_inside_its_lane_instead_of_being_cut() -> None:
+    """A lane's cell (a fragment, an emitted call, a chunk) shows its whole excerpt, wrapped
+    within the lane; the whole chunk stays in the cell's title."""
+    css = (Path(harness.report.__file__).parent / "assets" / "report.css").read_text("utf-8")
+    rule = re.search(r"\.row>span\{([^}]*)\}", css)
+    assert rule is not None
+    declarations = dict(d.split(":", 1) for d in rule.group(1).replace("\n", "").split(";") if d)
+    assert declarations.get("white-space") == "normal"
+    assert "text-overflow" not in declarations and declarations.get("overflow") != "hidden"

@@ -272,8 +272,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         where=", ".join(args.paths),
         first_party=args.first_party,
     )
-    if args.first_party and not cases:
-        raise UsageError(f"no case under {', '.join(args.paths)} is of a first-party shape")
     with TerminalProgress() as progress:
 
         def replaying(number: int, case: Scenario) -> None:
@@ -303,7 +301,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
     else:
         known = baseline.entries if baseline is not None else ()
-        print(render_table(results, times=args.verbose, every_case=args.verbose, known=known))
+        print(
+            render_table(
+                results, times=args.verbose, every_case=args.verbose, known=known, causes=causes
+            )
+        )
     if args.html:
         from harness.report.html import write_report, written
 

@@ -72,10 +72,8 @@ def _work(
 
 # -- the matrix of the bundled adapters in several processes ---------------------------------
 
-#: what a worker process loaded: the scenarios of the paths it was given, and whether it runs
-#: only the cases of first-party shapes
+#: what a worker process loaded: the scenarios of the paths it was given
 _LOADED: list[Scenario] = []
-_FIRST_PARTY: list[bool] = [False]
 #: the cases one task replays: small enough that the workers finish together
 _SLICE = 100
 
@@ -83,17 +81,18 @@ _SLICE = 100
 _Outcome = dict[str, Any]
 
 
-def _load_in_worker(paths: Sequence[str], first_party: bool) -> None:
+def _load_in_worker(paths: Sequence[str]) -> None:
     from harness.scenario import load_all
 
     _LOADED[:] = load_all(paths)[0]  # the parent has loaded them already and reported problems
-    _FIRST_PARTY[0] = first_party
 
 
-def _cases_in_worker(name: str, start: int, stop: int) -> tuple[list[str], list[_Outcome]]:
+def _cases_in_worker(
+    name: str, start: int, stop: int, first_party: bool
+) -> tuple[list[str], list[_Outcome]]:
     """The bundled adapter ``name`` against its cases start..stop-1: each case's name and its
     outcome."""
-    ((adapter, mine),) = _work(_LOADED, [BUNDLED[name]], _FIRST_PARTY[0])
+    ((adapter, mine),) = _work(_LOADED, [BUNDLED[name]], first_party)
     cases = mine[start:stop]
     return [case.case_id for case in cases], [_outcome(r) for r in run_cases(cases, adapter)]
 
@@ -126,11 +125,14 @@ def run_matrix_parallel(
     done: list[list[ScenarioResult | None]] = [[None] * len(mine) for _, mine in work]
     context = multiprocessing.get_context("spawn")  # no fork of a process that may run threads
     pool = ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=_load_in_worker, initargs=(list(paths), first_party)
+        jobs, mp_context=context, initializer=_load_in_worker, initargs=(list(paths),)
     )
     try:
         pending = {
-            pool.submit(_cases_in_worker, adapter.name, start, start + _SLICE): (n, start)
+            pool.submit(_cases_in_worker, adapter.name, start, start + _SLICE, first_party): (
+                n,
+                start,
+            )
             for n, (adapter, mine) in enumerate(work)
             for start in range(0, len(mine), _SLICE)
         }

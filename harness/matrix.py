@@ -15,7 +15,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.adapters.libs import LIBRARIES, Library, install_hint
+from harness.adapters.libs import Library, install_hint
+from harness.adapters.libs import libraries as all_libraries
 from harness.adapters.libs.explanations import EXPLANATIONS
 from harness.adapters.registry import resolve_adapter
 from harness.model.driver_run import declared_contract
@@ -55,11 +56,12 @@ class LibraryRun:
 def run_libraries(
     scenarios: Sequence[Scenario], libraries: Sequence[Library] | None = None
 ) -> list[LibraryRun]:
-    """Every installed library's adapter (default: all of ``LIBRARIES``) over the driver
-    scenarios among ``scenarios``."""
+    """Every installed library's adapter (default: ``libraries()``, the bundled ones and those
+    of the entry-point group ``streamharness.adapters``) over the driver scenarios among
+    ``scenarios``."""
     driver = [s for s in scenarios if s.layer == "driver"]
     runs = []
-    for library in LIBRARIES if libraries is None else libraries:
+    for library in all_libraries() if libraries is None else libraries:
         version = library.version()
         if version is None:
             runs.append(LibraryRun(library, None, None, ()))

@@ -524,12 +524,12 @@ def _selected(scenario: Scenario, options: argparse.Namespace) -> bool:
 
 def _case_selected(case: Scenario, config: pytest.Config) -> bool:
     """``--harness-tag`` and ``--harness-first-party`` on one case, with its own tags."""
-    from harness.scenario.cases import GATEWAY_TAG
+    from harness.scenario.cases import first_party
 
     tags = config.option.harness_tag
     if tags and not set(tags) & set(case.tags):
         return False
-    return not (_first_party(config) and GATEWAY_TAG in case.tags)
+    return first_party(case) or not _first_party(config)
 
 
 class KnownCauses(AssertionError):

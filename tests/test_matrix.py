@@ -92,7 +92,7 @@ def test_a_failure_with_no_written_explanation_gets_one_from_its_violations() ->
 def test_the_json_document_has_one_entry_per_library_and_scenario(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(harness.matrix, "LIBRARIES", (GHOST, UNEXPLAINED))
+    monkeypatch.setattr(harness.matrix, "all_libraries", lambda: (GHOST, UNEXPLAINED))
     assert main(["matrix", "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
     ghost, unexplained = document["libraries"]
@@ -109,7 +109,7 @@ def test_the_json_document_has_one_entry_per_library_and_scenario(
 def test_matrix_writes_the_markdown_to_a_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(harness.matrix, "LIBRARIES", (GHOST,))
+    monkeypatch.setattr(harness.matrix, "all_libraries", lambda: (GHOST,))
     out = tmp_path / "conformance.md"
     assert main(["matrix", "--format", "markdown", "--out", str(out)]) == 0
     assert capsys.readouterr().out == ""
@@ -130,7 +130,7 @@ def test_the_demo_summary_needs_driver_scenarios() -> None:
 def test_the_demo_passes_without_the_libraries(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(harness.matrix, "LIBRARIES", (GHOST,))
+    monkeypatch.setattr(harness.matrix, "all_libraries", lambda: (GHOST,))
     code = main(["demo", str(DRIVER)])
     out = capsys.readouterr().out
     assert out.rstrip().endswith("ghost  not installed: pip install 'streamharness[ghost]'")

@@ -25,7 +25,8 @@ from harness.replay.session import SessionReplay
 from harness.results.attribution import attribute_causes
 from harness.rules.registry import rules_for
 from harness.scenario import DriverScenario, Scenario
-from harness.scenario.cases import ALL, GATEWAY_TAG, Selection
+from harness.scenario.cases import ALL, Selection
+from harness.scenario.cases import first_party as is_first_party
 
 #: Seconds one adapter call may take before the replay is abandoned as hung.
 DEFAULT_TIMEOUT = 10.0
@@ -169,7 +170,9 @@ def cases_to_run(
     if scenarios and not cases:
         raise UsageError(f"no scenario under {where} can carry --quirks")
     if first_party:
-        cases = [case for case in cases if GATEWAY_TAG not in case.tags]
+        cases = [case for case in cases if is_first_party(case)]
+        if not cases:
+            raise UsageError(f"no case under {where} is of a first-party shape")
     return cases
 
 

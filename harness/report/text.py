@@ -336,6 +336,7 @@ def render_table(
     times: bool = False,
     every_case: bool = False,
     known: Collection[str] = (),
+    causes: Sequence[Cause] | None = None,
 ) -> str:
     """A line per scenario that passed or was skipped, then each root cause of the failures
     once (``render_causes``), then the counts. ``every_case``: every failed case instead, its
@@ -343,9 +344,11 @@ def render_table(
     listed: one line says how many were left out, and why. ``times``: each line also says the
     adapter's seconds and the harness's own (of all its cases, for a scenario whose passing
     cases share the line), and a last line the totals. ``known``: the causes a baseline
-    accepts, marked as such."""
+    accepts, marked as such. ``causes``: the results' root causes, if the caller has them."""
     lines: list[str] = []
     shown = [r for r in results if adapter_layers_if_left_out(r) is None]
+    if causes is None:
+        causes = group_causes(shown)
     for result in _one_line_per_passing_scenario(shown):
         if result.status in ("fail", "error") and not every_case:
             continue
@@ -372,11 +375,11 @@ def render_table(
             lines.extend(_diff_section(result))
             lines.append(f"  reproduce: {reproduce_command(result)}")
     if not every_case:
-        lines.extend(render_causes(group_causes(shown), known=known))
+        lines.extend(render_causes(causes, known=known))
     left_out = left_out_line(results)
     if left_out is not None:
         lines.append(left_out)
-    lines.append(summary_line(shown))
+    lines.append(summary_line(shown, causes))
     if times:
         lines.append(f"time: {_seconds(shown)}; only the adapter's counts against --timeout")
     return "\n".join(lines)
@@ -497,7 +500,7 @@ def layers_named(layers: Iterable[str]) -> str:
     return f"{named} {'layers' if len(known) > 1 else 'layer'}"
 
 
-def summary_line(results: Sequence[ScenarioResult]) -> str:
+def summary_line(results: Sequence[ScenarioResult], causes: Sequence[Cause] | None = None) -> str:
     """``161 cases of 12 scenarios: 150 passed, 9 failed (3 first-party, 6 gateway), 0 errors,
     2 skipped; 4 root causes (1 first-party, 3 gateway)``: the failures and their causes are
     counted apart by who sends the shapes they fail on, first-party first."""
@@ -515,7 +518,8 @@ def summary_line(results: Sequence[ScenarioResult]) -> str:
         f"{counted}: {counts['pass']} passed, {failed}, "
         f"{counts['error']} errors, {counts['skip']} skipped"
     )
-    causes = group_causes(results)
+    if causes is None:
+        causes = group_causes(results)
     if causes:
         line += f"; {_count(len(causes), 'root cause')} ({_by_origin([c.origin for c in causes])})"
     return line

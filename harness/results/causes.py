@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from harness.replay.result import ScenarioResult
 from harness.rules.registry import Violation
-from harness.scenario.cases import GATEWAY_TAG
+from harness.scenario.cases import first_party
 
 Origin = Literal["first-party", "gateway"]
 
@@ -32,7 +32,7 @@ ERROR = "error"
 def origin(result: ScenarioResult) -> Origin:
     """Who sends the case's shape: the dialect's own servers, or only gateways and proxies (the
     scenario is tagged ``gateway``, or its quirk case adds a quirk only gateways send)."""
-    return "gateway" if GATEWAY_TAG in result.scenario.tags else "first-party"
+    return "first-party" if first_party(result.scenario) else "gateway"
 
 
 def added_quirks(result: ScenarioResult) -> tuple[str, ...]:

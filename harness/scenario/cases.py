@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Sequence
 
 from harness.codecs import Codec
-from harness.scenario.types import DriverScenario
+from harness.scenario.types import DriverScenario, Scenario
 
 #: the word a quirk's description starts its senders with when no first-party server sends it
 GATEWAY_ONLY = "gateway-only"
@@ -26,6 +26,11 @@ GATEWAY_TAG = "gateway"
 #: which cases to run: every one, only the scenarios as written, or the one case adding these quirks
 Selection = str | tuple[str, ...]
 ALL, NONE = "all", "none"
+
+
+def first_party(scenario: Scenario) -> bool:
+    """A shape first-party servers send: the scenario (or quirk case) is not tagged ``gateway``."""
+    return GATEWAY_TAG not in scenario.tags
 
 
 def gateway_only(codec: Codec, quirk: str) -> bool:

@@ -522,7 +522,7 @@ def _coalesced(chunks: list[WireChunk], quirks: frozenset[str]) -> list[WireChun
     (or whole call) with the finish. A joined chunk tells the turn up to the later of its
     events and carries the content among them (``WireChunk.event``)."""
     if "text_with_call_start" in quirks:
-        _join(chunks, quirks, lambda a, b: _has_text(a) and _starts_call(b))
+        _join(chunks, quirks, lambda a, b: _has_text(a) and not _has_calls(a) and _starts_call(b))
     if "calls_in_one_chunk" in quirks:
         _join(chunks, quirks, lambda a, b: _has_calls(a) and not _has_text(a) and _starts_call(b))
     if "finish_on_last_delta" in quirks or "whole_call_with_finish" in quirks:

@@ -76,7 +76,10 @@ class FirstJsonValue(OpenAIChatDriver):
         for output in super().complete():
             if isinstance(output, ToolCallOut) and not output.valid:
                 output = ToolCallOut(
-                    output.id, output.name, output.arguments, _first_value_is_object(output.arguments)
+                    output.id,
+                    output.name,
+                    output.arguments,
+                    _first_value_is_object(output.arguments),
                 )
             yield output
 

@@ -38,8 +38,8 @@ _explain(
     """The arguments hold a complete object and then more (the object twice, or a second closing
     brace). The SDK's lenient parse keeps the first object and drops the rest without a word, so
     content_block_stop hands over a valid-looking input and the tool runs; nothing tells the user
-    the stream was corrupt. Reproduced without the harness: docs/reproductions/
-    anthropic_trailing_data.py feeds MessageStream '{"ticket_id": 42}' then '}' and gets the
+    the stream was corrupt. Reproduced without the harness:
+    docs/reproductions/anthropic_trailing_data.py feeds MessageStream '{"ticket_id": 42}' then '}' and gets the
     input {'ticket_id': 42}. Same class as anthropics/anthropic-sdk-python#794.""",
 )
 _explain(
@@ -110,8 +110,8 @@ _explain(
     """The arguments hold the same object twice. LangChain's partial JSON parser keeps the first
     object, so the call is a valid entry of tool_calls and invalid_tool_calls stays empty: the
     tool runs and the corrupt stream goes unnoticed (a second closing brace, by contrast, is
-    reported invalid). Reproduced without the harness: docs/reproductions/
-    langchain_trailing_data.py sums AIMessageChunks whose tool_call_chunks carry the object
+    reported invalid). Reproduced without the harness:
+    docs/reproductions/langchain_trailing_data.py sums AIMessageChunks whose tool_call_chunks carry the object
     twice and gets tool_calls with the first object.""",
 )
 _explain(

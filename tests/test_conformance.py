@@ -66,6 +66,7 @@ CAUGHT_BY = {
     "driver-mutant-openai-finish-stop-drops-calls": {"emit-once-early"},
     "driver-mutant-openai-empty-arguments-crash": {"robust-framing"},
     "driver-mutant-openai-keys-by-id": {"strict-assembly"},
+    "driver-mutant-openai-first-json-value": {"strict-assembly"},
     # these show only under a quirk of their dialect that no scenario asks for itself: the quirk
     # cross product runs every scenario under it
     "driver-mutant-gemini-first-call-per-response": {"emit-once-early"},
@@ -74,6 +75,10 @@ CAUGHT_BY = {
     "driver-mutant-responses-rejects-unknown-fields": {"robust-framing"},
     "driver-mutant-ag-ui-end-closes-latest-call": {"order"},
     "driver-mutant-ag-ui-step-end-discards-open-calls": {"emit-once-early"},
+    "driver-mutant-openai-finish-skips-chunk": {"strict-assembly", "emit-once-early"},
+    "driver-mutant-openai-content-or-calls": {"emit-once-early"},
+    "driver-mutant-openai-first-call-per-delta": {"emit-once-early"},
+    "driver-mutant-openai-empty-delta-ends-call": {"strict-assembly"},
     "history-mutant-result-after-user-text": {"results-first"},
 }
 

@@ -96,7 +96,33 @@ QUIRKS = {
         "an empty content delta ('') before each tool call; gateway-only: Ollama "
         "(pydantic/pydantic-ai#2256)"
     ),
+    "finish_on_last_delta": (
+        "finish_reason on the chunk of the last text or argument fragment, no finish chunk of "
+        "its own; gateway-only: vLLM, llm-d's simulator (vllm-project/vllm#36944, "
+        "llm-d/llm-d-inference-sim#545)"
+    ),
+    "whole_call_with_finish": (
+        "each call whole in one chunk, the last one carrying finish_reason; gateway-only: "
+        "OpenRouter relaying Gemini, Dynamo (OpenRouterTeam/ai-sdk-provider#166, "
+        "ai-dynamo/dynamo#10988)"
+    ),
+    "calls_in_one_chunk": (
+        "all the message's calls whole in one chunk; gateway-only: Ollama through LiteLLM, "
+        "merged terminal chunks (BerriAI/litellm#3469, ranxianglei/billion-context#432)"
+    ),
+    "text_with_call_start": (
+        "the last text fragment and the first call's start in one delta; gateway-only: "
+        "DeepSeek on Volcengine, other compatible servers (karthink/gptel#799, "
+        "earendil-works/pi#4228)"
+    ),
+    "empty_delta_mid_call": (
+        "a chunk whose delta is empty between a call's argument fragments; gateway-only: "
+        "vmlx's OpenAI-compatible server while it generates a call (jjang-ai/vmlx#219)"
+    ),
 }
+
+#: the quirks that send each call whole in one chunk
+_WHOLE = frozenset({"whole_call_one_chunk", "whole_call_with_finish", "calls_in_one_chunk"})
 
 #: what Azure OpenAI says about a prompt or an answer that passed its content filter
 _FILTER_RESULTS = {
@@ -230,6 +256,7 @@ class OpenAIChatCodec:
         self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()
     ) -> tuple[WireChunk, ...]:
         quirks = frozenset(quirks)
+        whole = bool(quirks & _WHOLE)
         out: list[WireChunk] = []
         message_id = "chatcmpl-harness"
         calls: dict[int, dict[str, Any]] = {}  # block index -> {position, id, name, parts}
@@ -276,7 +303,7 @@ class OpenAIChatCodec:
                 calls[event.index] = call
                 if "empty_content_deltas" in quirks:
                     out.append(_chunk(message_id, {"content": ""}, i, quirks=quirks, carries=False))
-                if "whole_call_one_chunk" not in quirks:
+                if not whole:
                     header = {"tool_calls": [self._call_delta(call, quirks, first=True)]}
                     if "role_chunk_first_call" in quirks and role_at == len(out) - 1:
                         # the message opens with this call: the role chunk carries its header
@@ -289,14 +316,12 @@ class OpenAIChatCodec:
             elif isinstance(event, dv.ArgumentsDelta) and event.index in calls:
                 call = calls[event.index]
                 call["parts"].append(event.fragment)
-                if "whole_call_one_chunk" not in quirks:
+                if not whole:
                     delta = self._call_delta(call, quirks, first=False, fragment=event.fragment)
                     out.append(_chunk(message_id, {"tool_calls": [delta]}, i, quirks=quirks))
-            elif (
-                isinstance(event, dv.BlockStop)
-                and event.index in calls
-                and "whole_call_one_chunk" in quirks
-            ):
+                    if "empty_delta_mid_call" in quirks and _continues(turn, i):
+                        out.append(_chunk(message_id, {}, i, quirks=quirks, carries=False))
+            elif isinstance(event, dv.BlockStop) and event.index in calls and whole:
                 # the whole call goes out when it ends but belongs to its start: a driver only
                 # learns that it is complete from the chunk after it
                 pending_whole.append((calls[event.index]["start"], calls[event.index]))
@@ -321,7 +346,7 @@ class OpenAIChatCodec:
                     out.append(_data(usage, i, quirks))
                 if "no_done" not in quirks:
                     out.append(WireChunk("data: [DONE]\n\n", i))
-        return tuple(out)
+        return tuple(_coalesced(out, quirks))
 
     def _call_delta(
         self,
@@ -476,6 +501,121 @@ class _Reader:
             self.close_blocks(self.last_line)
             self.out.append(dv.CycleStop(line=self.last_line))
         return tuple(self.out)
+
+
+def _continues(turn: Sequence[dv.TurnEvent], i: int) -> bool:
+    """The argument fragment at ``i`` is followed by another of the same call."""
+    this, after = turn[i], turn[i + 1] if i + 1 < len(turn) else None
+    return (
+        isinstance(this, dv.ArgumentsDelta)
+        and isinstance(after, dv.ArgumentsDelta)
+        and after.index == this.index
+    )
+
+
+# -- coalesced chunks: what the encoder wrote one event per chunk, joined as servers join it ----
+
+
+def _coalesced(chunks: list[WireChunk], quirks: frozenset[str]) -> list[WireChunk]:
+    """The chunks with neighbours joined as the coalescing quirks ask: the last text fragment
+    with the first call's start, the message's whole calls with each other, the last fragment
+    (or whole call) with the finish. A joined chunk tells the turn up to the later of its
+    events and carries the content among them (``WireChunk.event``)."""
+    if "text_with_call_start" in quirks:
+        _join(chunks, quirks, lambda a, b: _has_text(a) and not _has_calls(a) and _starts_call(b))
+    if "calls_in_one_chunk" in quirks:
+        _join(chunks, quirks, lambda a, b: _has_calls(a) and not _has_text(a) and _starts_call(b))
+    if "finish_on_last_delta" in quirks or "whole_call_with_finish" in quirks:
+        _join(chunks, quirks, lambda a, b: (_has_text(a) or _has_calls(a)) and _only_finish(b))
+    return chunks
+
+
+def _choice(chunk: WireChunk) -> dict[str, Any] | None:
+    """The choice of a chunk that carries one (not a comment, [DONE], usage or filler)."""
+    if not chunk.carries or not chunk.data.startswith("data: {"):
+        return None
+    choices = json.loads(chunk.data[len("data: ") :]).get("choices") or []
+    return choices[0] if choices and "delta" in choices[0] else None
+
+
+def _has_text(choice: dict[str, Any]) -> bool:
+    return bool(choice["delta"].get("content")) and not choice.get("finish_reason")
+
+
+def _has_calls(choice: dict[str, Any]) -> bool:
+    return bool(choice["delta"].get("tool_calls")) and not choice.get("finish_reason")
+
+
+def _starts_call(choice: dict[str, Any]) -> bool:
+    calls = choice["delta"].get("tool_calls") or []
+    return bool(calls) and calls[0].get("type") == "function"
+
+
+def _only_finish(choice: dict[str, Any]) -> bool:
+    delta = choice["delta"]
+    return bool(choice.get("finish_reason")) and not (
+        delta.get("content") or delta.get("tool_calls")
+    )
+
+
+def _join(chunks: list[WireChunk], quirks: frozenset[str], joins: Any) -> None:
+    """Join, in place, each chunk with the next one that carries a choice when ``joins`` says
+    so; the joined chunk takes the later one's place (what came between now comes before it)."""
+    previous: int | None = None
+    at = 0
+    while at < len(chunks):
+        choice = _choice(chunks[at])
+        if choice is None:
+            at += 1
+            continue
+        if previous is not None and joins(_choice(chunks[previous]), choice):
+            chunks[at] = _joined(chunks[previous], chunks[at], quirks)
+            del chunks[previous]
+            at -= 1
+        previous = at
+        at += 1
+
+
+def _joined(a: WireChunk, b: WireChunk, quirks: frozenset[str]) -> WireChunk:
+    first, second = (json.loads(c.data[len("data: ") :]) for c in (a, b))
+    choice_a, choice_b = first["choices"][0], second["choices"][0]
+    choice = {
+        **choice_a,
+        "delta": _joined_delta(choice_a["delta"], choice_b["delta"]),
+        "finish_reason": choice_b.get("finish_reason") or choice_a.get("finish_reason"),
+    }
+    payload = {**first, "choices": [choice]}
+    if second.get("usage"):
+        payload["usage"] = second["usage"]
+    payload.pop("obfuscation", None)
+    # the content of the two: the later one's, unless it carries none (the finish)
+    carried = a.carried if _only_finish(choice_b) else b.carried
+    origin = max(a.origin, b.origin)
+    chunk = _data(payload, origin, quirks)
+    return WireChunk(chunk.data, origin, True, -1 if carried == origin else carried)
+
+
+def _joined_delta(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    out = dict(a)
+    for key, value in b.items():
+        out.setdefault(key, value)
+    for key in ("content", "reasoning_content"):
+        if a.get(key) or b.get(key):
+            out[key] = (a.get(key) or "") + (b.get(key) or "")
+    calls = [dict(c) for c in a.get("tool_calls") or []]
+    for call in b.get("tool_calls") or []:
+        if calls and call.get("type") != "function":
+            # a continuation joins the entry of its call (the last one: one call at a time)
+            last = calls[-1]
+            function = dict(last.get("function") or {})
+            fragment = (call.get("function") or {}).get("arguments") or ""
+            function["arguments"] = (function.get("arguments") or "") + fragment
+            calls[-1] = {**last, "function": function}
+        else:
+            calls.append(call)
+    if calls:
+        out["tool_calls"] = calls
+    return out
 
 
 def _one_call_at_a_time(turn: Sequence[dv.TurnEvent]) -> str | None:

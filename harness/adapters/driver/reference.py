@@ -141,27 +141,31 @@ class OpenAIChatDriver:
         self.current: dict[str, Any] | None = None
         self.by_index: dict[Any, dict[str, Any]] = {}
         self.emitted = 0
-        finish: str | None = None
+        self.finish_reason: str | None = None
         for _, data in events(chunks):
             if data is DONE:
                 break
             for choice in data.get("choices") or ():  # a usage chunk has none
-                if choice.get("index", 0) != 0:
-                    continue
-                delta = choice.get("delta") or {}
-                if delta.get("content"):
-                    yield from self.complete()  # the model moved on to text: the call is done
-                    yield TextOut(delta["content"])
-                for call in delta.get("tool_calls") or ():
-                    yield from self.call_delta(call)
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
-                    yield from self.complete()
+                if choice.get("index", 0) == 0:
+                    yield from self.choice(choice)
         yield from self.complete()
-        reason = FINISH_REASONS.get(finish or "stop", "end_turn")
+        reason = FINISH_REASONS.get(self.finish_reason or "stop", "end_turn")
         if reason == "end_turn" and self.emitted:
             reason = "tool_use"  # finish_reason 'stop' although the model called tools
         yield TurnEnd(reason)
+
+    def choice(self, choice: dict[str, Any]) -> Iterator[DriverOutput]:
+        """One chunk's choice, whole: its text, then its calls, then its finish (a server may
+        send all three in one chunk)."""
+        delta = choice.get("delta") or {}
+        if delta.get("content"):
+            yield from self.complete()  # the model moved on to text: the call is done
+            yield TextOut(delta["content"])
+        for call in delta.get("tool_calls") or ():
+            yield from self.call_delta(call)
+        if choice.get("finish_reason"):
+            self.finish_reason = choice["finish_reason"]
+            yield from self.complete()
 
     def call_delta(self, call: dict[str, Any]) -> Iterator[DriverOutput]:
         function = call.get("function") or {}

@@ -34,6 +34,16 @@ _explain(
 )
 _explain(
     "anthropic",
+    ["arguments-trailing-duplicate-value", "arguments-trailing-extra-brace"],
+    """The arguments hold a complete object and then more (the object twice, or a second closing
+    brace). The SDK's lenient parse keeps the first object and drops the rest without a word, so
+    content_block_stop hands over a valid-looking input and the tool runs; nothing tells the user
+    the stream was corrupt. Reproduced without the harness:
+    docs/reproductions/anthropic_trailing_data.py feeds MessageStream '{"ticket_id": 42}' then '}' and gets the
+    input {'ticket_id': 42}. Same class as anthropics/anthropic-sdk-python#794.""",
+)
+_explain(
+    "anthropic",
     ["duplicate-block-stop"],
     """A content_block_stop sent twice (as a LiteLLM proxy release did, BerriAI/litellm#37273) is
     passed on twice, each time with the finished tool_use block: a user who runs tools at
@@ -93,6 +103,16 @@ _explain(
     valid entry of tool_calls (a file write whose content stops mid-word) and invalid_tool_calls
     stays empty: the tool runs with a call the model never finished. Upstream:
     langchain-ai/langchain#39275 (closed; the fixes were not merged).""",
+)
+_explain(
+    "langchain-core",
+    ["arguments-trailing-duplicate-value"],
+    """The arguments hold the same object twice. LangChain's partial JSON parser keeps the first
+    object, so the call is a valid entry of tool_calls and invalid_tool_calls stays empty: the
+    tool runs and the corrupt stream goes unnoticed (a second closing brace, by contrast, is
+    reported invalid). Reproduced without the harness:
+    docs/reproductions/langchain_trailing_data.py sums AIMessageChunks whose tool_call_chunks carry the object
+    twice and gets tool_calls with the first object.""",
 )
 _explain(
     "langchain-core",

@@ -84,6 +84,7 @@ CAUGHT_BY = {
     "history-mutant-request-drops-thinking": {"thinking-in-request"},
     "history-mutant-request-drops-signature": {"thinking-in-request"},
     "history-mutant-repair-placeholder-apart": {"request-while-open", "repair-merges"},
+    "history-mutant-request-unrepaired-while-open": {"request-while-open"},
 }
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.adapters.history.reference import ReferenceHistoryStore
 from harness.adapters.registry import mutant_registrar
-from harness.history import INTERRUPTED_RESULT, repair_history
+from harness.history import INTERRUPTED_RESULT, from_anthropic, repair_history, to_anthropic
 from harness.model import session as ev
 from harness.model.observation import AttachedCall, Message
 
@@ -133,3 +133,18 @@ class RepairPlaceholderApart(ReferenceHistoryStore):
                 message = {**message, "content": [b for b in content if b not in added]}
             out.append(message)
         return out
+
+
+@mutant(
+    "request-unrepaired-while-open",
+    "The converter sends the stored history as it is and leaves the pairing to the store, which "
+    "closes open calls when the turn ends and repairs a restored history as it loads it; a "
+    "request built while a call runs then has a tool_use without its result.",
+)
+class RequestUnrepairedWhileOpen(ReferenceHistoryStore):
+    def request(self, session_id: str) -> list[dict[str, object]]:
+        return self.history(session_id)
+
+    def on_resume(self, event: ev.Resume, store: Any) -> None:
+        repaired = from_anthropic(repair_history(to_anthropic(event.history)))
+        super().on_resume(replace(event, history=repaired), store)

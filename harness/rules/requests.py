@@ -56,7 +56,7 @@ def request_while_open(c: HistoryFacts) -> Iterator[Finding]:
                 c.index_of(session.session_id, problem.tool_id),
                 f"in the request its converter would send of session {session.session_id!r}, "
                 f"while its interaction is open ({c.checkpoint.reason}): {problem.message}; "
-                f"that call is {state} at event {c.c}, and the request should pair it as at rest",
+                f"that call is {state} by then, and the request should pair it as at rest",
                 _call_subject(session.session_id, problem.tool_id),
             )
 

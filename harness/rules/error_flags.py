@@ -11,6 +11,7 @@ the consumer changed or replaced is another rule's finding.
 from __future__ import annotations
 
 import bisect
+import weakref
 from collections.abc import Iterator
 
 from harness.history import detect_shape
@@ -19,6 +20,7 @@ from harness.model.history import ToolResultBlock
 from harness.rules.history import HistoryFacts, StoredSession, _call_subject
 from harness.rules.registry import Finding, rule
 from harness.rules.session import SessionFacts
+from harness.rules.session_ledger import SessionLedger
 
 _SOURCE = (
     "Anthropic's tool use documentation (is_error on a tool_result tells the model the tool "
@@ -59,6 +61,40 @@ def result_error_flag(c: SessionFacts) -> Iterator[Finding]:
                     )
 
 
+#: per ledger, per resume event index: the restored history's results by tool id
+_RESTORED: weakref.WeakKeyDictionary[SessionLedger, dict[int, dict[str, ToolResultBlock]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def restored_at(c: HistoryFacts, session_id: str) -> tuple[int, ev.Resume] | None:
+    """The session's latest resume up to the checkpoint: its index and event."""
+    resumes = c.ledger.resumes.get(session_id, ())
+    latest = bisect.bisect_right(resumes, c.c)
+    if not latest:
+        return None
+    at = resumes[latest - 1]
+    event = c.trace[at]
+    assert isinstance(event, ev.Resume)
+    return at, event
+
+
+def _restored_results(c: HistoryFacts, session_id: str) -> tuple[int, dict[str, ToolResultBlock]]:
+    found = restored_at(c, session_id)
+    if found is None:
+        return -1, {}
+    at, event = found
+    per_ledger = _RESTORED.setdefault(c.ledger, {})
+    results = per_ledger.get(at)
+    if results is None:
+        results = per_ledger[at] = {}
+        for message in event.history:
+            for block in message.blocks:
+                if isinstance(block, ToolResultBlock):
+                    results.setdefault(block.tool_use_id, block)
+    return at, results
+
+
 def _expected_result(
     c: HistoryFacts, session_id: str, tool_id: str
 ) -> tuple[str, bool, str] | None:
@@ -70,18 +106,11 @@ def _expected_result(
             where = f"its completion at event {record.completed_index}"
             return record.result.content, record.result.is_error, where
         return None
-    resumes = c.ledger.resumes.get(session_id, ())
-    latest = bisect.bisect_right(resumes, c.c)
-    if not latest:
+    at, results = _restored_results(c, session_id)
+    block = results.get(tool_id)
+    if block is None:
         return None
-    at = resumes[latest - 1]
-    event = c.trace[at]
-    assert isinstance(event, ev.Resume)
-    for message in event.history:
-        for block in message.blocks:
-            if isinstance(block, ToolResultBlock) and block.tool_use_id == tool_id:
-                return block.content, block.is_error, f"the history restored at event {at}"
-    return None
+    return block.content, block.is_error, f"the history restored at event {at}"
 
 
 def _stored_flags(c: HistoryFacts, session: StoredSession, which: str) -> Iterator[Finding]:

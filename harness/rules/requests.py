@@ -9,11 +9,10 @@ point, also while the session's interaction is open.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Iterator, Sequence
 
-from harness.model import session as ev
 from harness.model.history import HistoryMessage, ThinkingBlock, ToolUseBlock
+from harness.rules.error_flags import restored_at
 from harness.rules.history import DOCKER_AGENT, HistoryFacts, _call_subject, _results_only
 from harness.rules.registry import Finding, rule
 
@@ -101,13 +100,10 @@ def _restored_message(c: HistoryFacts, session_id: str, tool_id: str) -> History
     a live call, or none restored)."""
     if c.live_call(session_id, tool_id) is not None:
         return None
-    resumes = c.ledger.resumes.get(session_id, ())
-    latest = bisect.bisect_right(resumes, c.c)
-    if not latest:
+    found = restored_at(c, session_id)
+    if found is None:
         return None
-    event = c.trace[resumes[latest - 1]]
-    assert isinstance(event, ev.Resume)
-    for message in event.history:
+    for message in found[1].history:
         if message.role == "assistant" and any(
             isinstance(b, ToolUseBlock) and b.id == tool_id for b in message.blocks
         ):

@@ -12,6 +12,7 @@ from harness.adapters.history.reference import ReferenceHistoryStore
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.history import HistoryFormatError, from_anthropic, to_anthropic, to_openai
 from harness.model.history import HistoryMessage, TextBlock, ThinkingBlock, ToolUseBlock
+from harness.model.session import event_to_json
 from harness.replay import ScenarioResult, replay
 from tests.scenarios_for_tests import load_session, parse_session
 
@@ -219,3 +220,16 @@ def test_the_thinking_compared_is_the_assistant_message_of_the_same_tool_use() -
         HistoryMessage("assistant", (ThinkingBlock("t", "s"), ToolUseBlock("x", "read"))),
     )
     assert to_anthropic(history)[1]["content"][0]["signature"] == "s"
+
+
+def test_a_process_receives_the_signature_and_the_flag_in_the_resume_event() -> None:
+    scenario = load_session("scenarios/history/restored-crash-mid-parallel-thinking.yaml")
+    sent = event_to_json(scenario.events[0])
+    thinking, *_ = sent["history"][1]["content"]
+    assert thinking == {
+        "type": "thinking",
+        "thinking": "Read both lockfiles and compare the resolved versions.",
+        "signature": "EuYBCkQIBhgCLockfilesSig",
+    }
+    result = sent["history"][2]["content"][0]
+    assert result["is_error"] is False and result["tool_use_id"] == "toolu_01RcNpm"

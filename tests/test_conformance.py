@@ -80,6 +80,16 @@ CAUGHT_BY = {
     "driver-mutant-openai-first-call-per-delta": {"emit-once-early"},
     "driver-mutant-openai-empty-delta-ends-call": {"strict-assembly"},
     "history-mutant-result-after-user-text": {"results-first"},
+    # error flags, thinking in requests, the request while a call is open
+    "session-mutant-error-flag-dropped-live": {"result-error-flag"},
+    "session-mutant-error-flag-dropped-on-resume": {"resume-equivalence"},
+    "history-mutant-error-flag-lost-on-persist": {"history-error-flags"},
+    "history-mutant-request-error-flag-false": {"history-error-flags", "repair-merges"},
+    "history-mutant-rebuild-drops-error-flag": {"history-error-flags"},
+    "history-mutant-request-drops-thinking": {"thinking-in-request"},
+    "history-mutant-request-drops-signature": {"thinking-in-request"},
+    "history-mutant-repair-placeholder-apart": {"request-while-open", "repair-merges"},
+    "history-mutant-request-unrepaired-while-open": {"request-while-open"},
 }
 
 

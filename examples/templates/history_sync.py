@@ -96,6 +96,7 @@ class HistoryTemplate:
                     "name": b["name"],
                     "input": b["input"],
                     "result": results[b["id"]]["content"] if b["id"] in results else None,
+                    "is_error": b["id"] in results and results[b["id"]]["is_error"],
                 }
                 for b in message["content"]
                 if b["type"] == "tool_use"

@@ -215,7 +215,13 @@ def _anthropic_block(block: Any, role: str, index: int, n: int) -> Block | None:
     if kind == "text":
         return TextBlock(_string(block, "text", where, index))
     if kind == "thinking":
-        return ThinkingBlock(_string(block, "thinking", where, index))
+        signature = block.get("signature", "")
+        if not isinstance(signature, str):
+            raise HistoryFormatError(
+                f"{where} (thinking): 'signature' should be a string, got {_kind(signature)}",
+                index=index,
+            )
+        return ThinkingBlock(_string(block, "thinking", where, index), signature)
     if kind == "tool_use":
         if role != "assistant":
             raise HistoryFormatError(

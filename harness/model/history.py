@@ -18,7 +18,11 @@ class TextBlock:
 
 @dataclass(frozen=True, slots=True)
 class ThinkingBlock:
+    """The model's reasoning; ``signature`` is the provider's opaque proof of it (the Messages
+    API's ``signature``), empty when the stream carried none."""
+
     text: str
+    signature: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +53,10 @@ class HistoryMessage:
             if isinstance(block, TextBlock):
                 content.append({"type": "text", "text": block.text})
             elif isinstance(block, ThinkingBlock):
-                content.append({"type": "thinking", "thinking": block.text})
+                thinking: dict[str, object] = {"type": "thinking", "thinking": block.text}
+                if block.signature:
+                    thinking["signature"] = block.signature
+                content.append(thinking)
             elif isinstance(block, ToolUseBlock):
                 content.append(
                     {

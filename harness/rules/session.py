@@ -536,7 +536,10 @@ def exactly_once(c: SessionFacts) -> Iterator[Finding]:
 
 
 def _describe(m: Message) -> str:
-    calls = ", ".join(f"{t.id}={_short(t.result or '', 40)}" for t in m.tool_calls)
+    calls = ", ".join(
+        f"{t.id}={_short(t.result or '', 40)}" + (" (is_error)" if t.is_error else "")
+        for t in m.tool_calls
+    )
     return f"{m.role} {_short(m.text, 40)}" + (f" with tool calls [{calls}]" if calls else "")
 
 

@@ -226,8 +226,8 @@ def _history_message(
             b.check_keys(("type", "text"))
             out.append(hist.TextBlock(b.str("text", "")))
         elif kind == "thinking":
-            b.check_keys(("type", "thinking"))
-            out.append(hist.ThinkingBlock(b.str("thinking", "")))
+            b.check_keys(("type", "thinking", "signature"))
+            out.append(hist.ThinkingBlock(b.str("thinking", ""), b.str("signature", "")))
         elif kind == "tool_use":
             b.check_keys(("type", "id", "name", "input", "arguments"))
             out.append(hist.ToolUseBlock(b.str("id"), b.str("name"), r.arguments(b)))

@@ -26,6 +26,7 @@ type block struct {
 	Name      string
 	Arguments string // tool_use raw JSON arguments
 	IsError   bool
+	Signature string // thinking: the provider's signature, sent back unchanged
 }
 
 type message struct {
@@ -144,6 +145,7 @@ type wireBlock struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
 	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
@@ -287,7 +289,7 @@ func restore(history []wireMessage) (*store, error) {
 			case "text":
 				m.Blocks = append(m.Blocks, &block{Type: "text", Text: wb.Text})
 			case "thinking":
-				m.Blocks = append(m.Blocks, &block{Type: "thinking", Text: wb.Thinking})
+				m.Blocks = append(m.Blocks, &block{Type: "thinking", Text: wb.Thinking, Signature: wb.Signature})
 			case "tool_use":
 				arguments := "{}"
 				if len(wb.Input) > 0 && string(wb.Input) != "null" {
@@ -322,6 +324,9 @@ func input(arguments string) json.RawMessage {
 func blockJSON(b *block) map[string]any {
 	switch b.Type {
 	case "thinking":
+		if b.Signature != "" {
+			return map[string]any{"type": "thinking", "thinking": b.Text, "signature": b.Signature}
+		}
 		return map[string]any{"type": "thinking", "thinking": b.Text}
 	case "tool_use":
 		return map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": input(b.Arguments)}

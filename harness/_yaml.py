@@ -62,9 +62,10 @@ class LimitExceeded(yaml.MarkedYAMLError):
 def check_limits(root: yaml.Node, what: str) -> None:
     """``LimitExceeded`` at the first node (children before parents) that, with its aliases
     expanded, stands for more than ``MAX_NODES`` values or nests deeper than ``MAX_DEPTH``.
-    Iterative, each node measured once; a recursive alias counts once (the constructor refuses
-    it anyway)."""
+    Iterative, each node measured once; an alias inside its own anchor (``&t [*t]``) stands
+    for a value without end: ``LimitExceeded`` at that alias."""
     stats: dict[int, tuple[int, int]] = {}
+    on_path: set[int] = set()  # collections whose children are being measured
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, ready = stack.pop()
@@ -84,9 +85,18 @@ def check_limits(root: yaml.Node, what: str) -> None:
             if isinstance(child, (yaml.MappingNode, yaml.SequenceNode)) and id(child) not in stats
         ]
         if pending and not ready:
+            for child in pending:
+                if id(child) in on_path or child is node:
+                    problem = (
+                        f"the {what} uses an alias inside the value it names "
+                        "(like `a: &x [*x]`): that value would never end"
+                    )
+                    raise LimitExceeded(None, None, problem, child.start_mark)
+            on_path.add(id(node))
             stack.append((node, True))
             stack.extend((child, False) for child in pending)
             continue
+        on_path.discard(id(node))
         measured = [stats.get(id(child), (1, 0)) for child in children]
         size = 1 + sum(n for n, _ in measured)
         depth = 1 + max((d for _, d in measured), default=0)

@@ -345,6 +345,7 @@ def pytest_collection_modifyitems(
         for path in discover([folder]):
             relative = path.relative_to(folder).as_posix()
             node = ScenarioFile.from_parent(session, path=path, nodeid=f"{prefix}/{relative}")
+            node.folder = folder
             added.extend(session.genitems(node))
     added.extend(pytest_recordings.collect(session, config))
     if config.getoption("harness_explore"):
@@ -404,11 +405,14 @@ def _explore(request: pytest.FixtureRequest) -> None:
 
 
 class ScenarioFile(pytest.File):
+    #: the scenarios folder the file was found in
+    folder: Path | None = None
+
     def collect(self) -> Iterator[pytest.Item]:
         from harness.scenario import load_scenario
 
         try:
-            scenario = load_scenario(self.path)
+            scenario = load_scenario(self.path, within=self.folder)
         except ScenarioError as exc:
             raise ScenarioCollectError(exc) from None
         options = self.config.option

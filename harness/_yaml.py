@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, ClassVar
 
@@ -53,6 +54,10 @@ _NOT_JSON = (
     "tag:yaml.org,2002:omap",
     "tag:yaml.org,2002:pairs",
 )
+
+
+#: half of a UTF-16 surrogate pair, which YAML's "\\uXXXX" escapes can write
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class LimitExceeded(yaml.MarkedYAMLError):
@@ -215,6 +220,24 @@ class BoundedLoader(yaml.SafeLoader):
                 node.start_mark,
             ) from None
 
+    def construct_yaml_str(self, node: yaml.ScalarNode) -> str:
+        value = str(super().construct_yaml_str(node))
+        if _SURROGATE.search(value) is None:
+            return value
+        # a double-quoted "\ud83d\ude00" (JSON's way to write an emoji) is two halves of one
+        # character to YAML: join each pair; a half alone is no character at all
+        try:
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+        except UnicodeDecodeError as exc:
+            half = value[exc.start // 2]
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"the text holds \\u{ord(half):04x}, half of a surrogate pair without its "
+                "other half: that is no character; write the character itself (or both halves)",
+                node.start_mark,
+            ) from None
+
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
         value = float(super().construct_yaml_float(node))
         if value != value or value in (float("inf"), float("-inf")):
@@ -228,6 +251,7 @@ class BoundedLoader(yaml.SafeLoader):
 
 
 BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
+BoundedLoader.add_constructor("tag:yaml.org,2002:str", BoundedLoader.construct_yaml_str)
 BoundedLoader.add_constructor("tag:yaml.org,2002:float", BoundedLoader.construct_yaml_float)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, ClassVar
 
@@ -55,6 +56,10 @@ _NOT_JSON = (
 )
 
 
+#: half of a UTF-16 surrogate pair, which YAML's "\\uXXXX" escapes can write
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class LimitExceeded(yaml.MarkedYAMLError):
     """A document past ``MAX_NODES`` or ``MAX_DEPTH``; ``problem`` says which, at its mark."""
 
@@ -62,9 +67,10 @@ class LimitExceeded(yaml.MarkedYAMLError):
 def check_limits(root: yaml.Node, what: str) -> None:
     """``LimitExceeded`` at the first node (children before parents) that, with its aliases
     expanded, stands for more than ``MAX_NODES`` values or nests deeper than ``MAX_DEPTH``.
-    Iterative, each node measured once; a recursive alias counts once (the constructor refuses
-    it anyway)."""
+    Iterative, each node measured once; an alias inside its own anchor (``&t [*t]``) stands
+    for a value without end: ``LimitExceeded`` at that alias."""
     stats: dict[int, tuple[int, int]] = {}
+    on_path: set[int] = set()  # collections whose children are being measured
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, ready = stack.pop()
@@ -84,9 +90,18 @@ def check_limits(root: yaml.Node, what: str) -> None:
             if isinstance(child, (yaml.MappingNode, yaml.SequenceNode)) and id(child) not in stats
         ]
         if pending and not ready:
+            for child in pending:
+                if id(child) in on_path or child is node:
+                    problem = (
+                        f"the {what} uses an alias inside the value it names "
+                        "(like `a: &x [*x]`): that value would never end"
+                    )
+                    raise LimitExceeded(None, None, problem, child.start_mark)
+            on_path.add(id(node))
             stack.append((node, True))
             stack.extend((child, False) for child in pending)
             continue
+        on_path.discard(id(node))
         measured = [stats.get(id(child), (1, 0)) for child in children]
         size = 1 + sum(n for n, _ in measured)
         depth = 1 + max((d for _, d in measured), default=0)
@@ -205,6 +220,24 @@ class BoundedLoader(yaml.SafeLoader):
                 node.start_mark,
             ) from None
 
+    def construct_yaml_str(self, node: yaml.ScalarNode) -> str:
+        value = str(super().construct_yaml_str(node))
+        if _SURROGATE.search(value) is None:
+            return value
+        # a double-quoted "\ud83d\ude00" (JSON's way to write an emoji) is two halves of one
+        # character to YAML: join each pair; a half alone is no character at all
+        try:
+            return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+        except UnicodeDecodeError as exc:
+            half = value[exc.start // 2]
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                f"the text holds \\u{ord(half):04x}, half of a surrogate pair without its "
+                "other half: that is no character; write the character itself (or both halves)",
+                node.start_mark,
+            ) from None
+
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:
         value = float(super().construct_yaml_float(node))
         if value != value or value in (float("inf"), float("-inf")):
@@ -218,6 +251,7 @@ class BoundedLoader(yaml.SafeLoader):
 
 
 BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
+BoundedLoader.add_constructor("tag:yaml.org,2002:str", BoundedLoader.construct_yaml_str)
 BoundedLoader.add_constructor("tag:yaml.org,2002:float", BoundedLoader.construct_yaml_float)
 
 

@@ -250,14 +250,13 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from harness.adapters.registry import check_adapter, resolve_adapter
     from harness.replay import DEFAULT_TIMEOUT, cases_to_run, run_cases
+    from harness.replay.run import time_limit
     from harness.report import render_table
     from harness.results.baseline import read_baseline, write_baseline
     from harness.results.causes import group_causes, result_json
 
     _check_rule_ids([*args.rule, *args.skip_rule])
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError(f"--timeout must be positive, got {args.timeout}")
-    timeout = args.timeout or DEFAULT_TIMEOUT
+    timeout = DEFAULT_TIMEOUT if args.timeout is None else time_limit(args.timeout, "--timeout")
     if args.baseline_warn_fixed and not args.baseline:
         raise UsageError("--baseline-warn-fixed goes with --baseline FILE")
     baseline = read_baseline(args.baseline) if args.baseline else None

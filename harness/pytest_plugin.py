@@ -183,6 +183,8 @@ def pytest_configure(config: pytest.Config) -> None:
     html = config.getoption("harness_html", None)
     if html and not worker:  # xdist: the controller writes it
         config.pluginmanager.register(HtmlReport(Path(html)), "harness-html")
+    if not helping:
+        config.stash[_TIMEOUT] = _check_options(config)
     # here, not while collecting: an xdist worker's usage error would only be a silent crash
     if (
         not worker
@@ -193,6 +195,42 @@ def pytest_configure(config: pytest.Config) -> None:
     if not helping:
         config.stash[_BASELINE] = _read_baseline(config)
         config.stash[_SKIPS] = _read_skips(config)
+
+
+def _check_options(config: pytest.Config) -> float:
+    """The options pytest's parser cannot judge, judged before anything runs and worded as
+    ``harness run`` words them; the time limit of one adapter call."""
+    from harness.replay.run import time_limit
+    from harness.scenario import LAYERS
+
+    for name in config.getoption("harness_adapter"):
+        if not name.strip():
+            raise pytest.UsageError(
+                "harness: --harness-adapter needs a name: a bundled adapter (harness adapters), "
+                "MODULE:FACTORY or exec:COMMAND"
+            )
+    for layer in config.getoption("harness_layer"):
+        if layer not in LAYERS:
+            raise pytest.UsageError(
+                f"harness: --harness-layer: invalid choice: {layer!r} "
+                f"(choose from {', '.join(LAYERS)})"
+            )
+    examples = config.getoption("harness_explore_examples")
+    if examples is not None and examples < 1:
+        raise pytest.UsageError(
+            f"harness: --harness-explore-examples must be at least 1, got {examples}"
+        )
+    given = config.getoption("harness_timeout")
+    try:
+        if given is not None:
+            return time_limit(given, "--harness-timeout")
+        return time_limit(str(config.getini("harness_timeout")), "harness_timeout")
+    except UsageError as exc:
+        raise pytest.UsageError(f"harness: {exc}") from None
+
+
+#: the time limit of one adapter call, checked
+_TIMEOUT = pytest.StashKey[float]()
 
 
 @dataclass(frozen=True)
@@ -307,6 +345,7 @@ def pytest_collection_modifyitems(
         for path in discover([folder]):
             relative = path.relative_to(folder).as_posix()
             node = ScenarioFile.from_parent(session, path=path, nodeid=f"{prefix}/{relative}")
+            node.folder = folder
             added.extend(session.genitems(node))
     added.extend(pytest_recordings.collect(session, config))
     if config.getoption("harness_explore"):
@@ -330,7 +369,7 @@ def _check_adapters(config: pytest.Config) -> None:
     from harness.adapters.registry import check_adapter, declared_layers, resolve_adapter
 
     names = config.getoption("harness_adapter") or [str(config.getini("harness_adapter"))]
-    timeout = config.getoption("harness_timeout") or float(config.getini("harness_timeout"))
+    timeout = config.stash[_TIMEOUT]
     for name in filter(None, names):
         try:
             info = resolve_adapter(name)
@@ -366,11 +405,14 @@ def _explore(request: pytest.FixtureRequest) -> None:
 
 
 class ScenarioFile(pytest.File):
+    #: the scenarios folder the file was found in
+    folder: Path | None = None
+
     def collect(self) -> Iterator[pytest.Item]:
         from harness.scenario import load_scenario
 
         try:
-            scenario = load_scenario(self.path)
+            scenario = load_scenario(self.path, within=self.folder)
         except ScenarioError as exc:
             raise ScenarioCollectError(exc) from None
         options = self.config.option
@@ -589,7 +631,7 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     except UsageError as exc:
         pytest.fail(f"harness: {exc}", pytrace=False)
     config = request.config
-    timeout = config.getoption("harness_timeout") or float(config.getini("harness_timeout"))
+    timeout = config.stash[_TIMEOUT]
     cases = [scenario]
     if not item.stash[_EXPANDED] and isinstance(scenario, DriverScenario):
         # the fixture's adapter: its dialect is known only now, so this item runs every case

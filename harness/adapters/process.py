@@ -43,6 +43,7 @@ import base64
 import contextlib
 import json
 import os
+import re
 import select
 import shlex
 import shutil
@@ -94,6 +95,26 @@ class Limits:
         for name in ("line", "stdout", "stderr", "outputs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"Limits.{name} must be at least 1")
+
+
+#: a JSON escape of half a surrogate pair: only a line holding one is searched for a lone half
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a decoded JSON value holds a string that is not Unicode text (JSON joins the
+    halves of a pair; a half left alone stays, and no writer can encode it)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_lone_surrogate(item) for item in value)
+    return False
 
 
 def _size(n: int) -> str:
@@ -492,6 +513,12 @@ class ProcessAdapter:
         if not isinstance(message, dict):
             raise AdapterError(
                 f"the adapter process {when} {_quote(line)}; each line is a JSON object"
+            )
+        if _ESCAPED_SURROGATE.search(line) and _lone_surrogate(message):
+            raise AdapterError(
+                f"the adapter process {when} text holding half of a surrogate pair (a "
+                f"\\uD800-\\uDFFF escape without its other half), which is no character: "
+                f"{_quote(line)}"
             )
         return message
 

@@ -30,6 +30,22 @@ from harness.scenario.cases import first_party as is_first_party
 
 #: Seconds one adapter call may take before the replay is abandoned as hung.
 DEFAULT_TIMEOUT = 10.0
+#: A time limit longer than a day is no limit anyone means (and past it timers overflow).
+MAX_TIMEOUT = 86_400.0
+
+
+def time_limit(text: str | float, what: str) -> float:
+    """``text`` as a time limit in seconds, or a ``UsageError`` saying why it is none (not a
+    number, not positive, NaN, or longer than a day), worded alike wherever a limit is given."""
+    try:
+        seconds = float(text)
+    except (TypeError, ValueError):
+        raise UsageError(f"{what} must be a number of seconds, got {text!r}") from None
+    if not 0 < seconds <= MAX_TIMEOUT:  # NaN fails every comparison
+        raise UsageError(
+            f"{what} must be positive and at most a day ({MAX_TIMEOUT:g} seconds), got {text}"
+        )
+    return seconds
 
 
 def replay(

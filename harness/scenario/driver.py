@@ -44,7 +44,14 @@ def read_driver_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> 
         steps = top.list("trace", required=True)
         if not steps:
             top.fail(top.line_of("trace"), "the trace is empty")
+        problems = len(r.problems)
         turn = apply_faults(r, top.list("faults"), r.steps(steps, "trace"))
+        if len(r.problems) == problems and all(isinstance(event, dv.Ping) for event in turn):
+            top.note(
+                top.line_of("trace"),
+                "the trace holds only pings: nothing a driver could get wrong, so the scenario "
+                "would check nothing",
+            )
         wanted = top.str_list("dialects")
     for i, name in enumerate(wanted):
         if name not in codecs:

@@ -117,6 +117,8 @@ def _repeat(r: StepReader, f: Fields) -> list[Any]:
     if len(r.problems) > problems:
         return out
     per = r.budget.used - before
+    if per == 0:  # nothing to bound the iterations by: refuse it rather than spin on them
+        f.fail(f.line_of("steps"), "a repeat of steps that make no events repeats nothing")
     r.budget.used = before
     r.budget.take(per * times, f, "times")  # the whole size, before expanding the rest
     for i in range(1, times):

@@ -41,8 +41,23 @@ _HEADER_KEYS = (
 )
 
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Load one scenario file; raises ``ScenarioError`` listing every located problem."""
+def load_scenario(path: str | Path, *, within: str | Path | None = None) -> Scenario:
+    """Load one scenario file; raises ``ScenarioError`` listing every located problem.
+    ``within``: the folder it was found in, which its resolved path must lie inside (a link
+    out of the folder is refused before anything of its target is read)."""
+    if within is not None:
+        folder, target = Path(within).resolve(), Path(path).resolve()
+        if not (target == folder or folder in target.parents):
+            raise ScenarioError(
+                [
+                    Problem(
+                        str(path),
+                        1,
+                        f"the scenario is a link to a file outside {str(within)!r}; only files "
+                        "inside the folder named are read",
+                    )
+                ]
+            )
     text = read_text(path, what="scenario", error=scenario_error)
     return parse_scenario(text, str(path))
 
@@ -138,9 +153,12 @@ def load_all(paths: Iterable[str | Path]) -> tuple[list[Scenario], list[Problem]
     scenarios: list[Scenario] = []
     problems: list[Problem] = []
     seen: dict[str, str] = {}
-    for path in discover(paths):
+    found = (
+        (path, raw if Path(raw).is_dir() else None) for raw in paths for path in discover([raw])
+    )
+    for path, folder in found:
         try:
-            scenario = load_scenario(path)
+            scenario = load_scenario(path, within=folder)
         except ScenarioError as exc:
             problems.extend(exc.problems)
             continue

@@ -28,11 +28,19 @@ def read_session_scenario(r: StepReader, top: Fields, header: ScenarioHeader) ->
     if not steps:
         top.fail(top.line_of("trace"), "the trace is empty")
     # events, and the compact runs generator steps expand to on every pass
+    problems = len(r.problems)
     items: list[Any] = r.steps(steps, "trace")
     faults = top.list("faults")
     if faults:  # faults pick events by position: the trace as a list of events
         items = apply_faults(r, faults, list(Trace(items)))
-    _check_trace(r, items)  # after the faults: their 'then' steps and live resumes too
+    # after the faults: their 'then' steps and live resumes too
+    # (a trace whose steps could not be read is not judged for what it lacks)
+    if not _check_trace(r, items) and len(r.problems) == problems:
+        top.note(
+            top.line_of("trace"),
+            "the trace holds only checkpoints and resumes of empty histories: nothing a "
+            "consumer could get wrong, so the scenario would check nothing",
+        )
     trace = Trace(items)
     expectations = read_expectations(r, top.list("expect"))
     check_expectations(r, expectations, trace)
@@ -46,10 +54,14 @@ def read_session_scenario(r: StepReader, top: Fields, header: ScenarioHeader) ->
     )
 
 
-def _check_trace(r: StepReader, items: list[Any]) -> None:
-    """Message ids refer to started messages; live resumes get their history (in place)."""
+def _check_trace(r: StepReader, items: list[Any]) -> bool:
+    """Message ids refer to started messages; live resumes get their history (in place).
+    True when some event gives a consumer something to show: not only checkpoints and
+    resumes of empty histories."""
     started: set[tuple[str, str]] = set()
+    content = False
     for n, item in enumerate(items):
+        content = content or isinstance(item, LazyRun) or _holds_content(item)
         if isinstance(item, LazyRun) and item.messages is not None:
             # a generated run whose deltas and ends name its own messages: only its starts
             # can clash, and they are known without making its events again
@@ -81,6 +93,14 @@ def _check_trace(r: StepReader, items: list[Any]) -> None:
             ):  # a literal event: replaced in place
                 history = history_from_events(Trace(items[:n]), event.session_id)
                 items[n] = dataclasses.replace(event, history=history)
+                content = content or bool(history)
+    return content
+
+
+def _holds_content(event: ev.SessionEvent) -> bool:
+    if isinstance(event, ev.Resume):
+        return bool(event.history)
+    return not isinstance(event, ev.Checkpoint)
 
 
 _BRACKETS = (ev.SubsessionStart, ev.SubsessionEnd)

@@ -247,20 +247,37 @@ def _check_shape(root: yaml.Node, data: Any, source: str) -> list[_Place]:
         _check_headers(response, response_node, f"{where} response", source)
         status = response["status"]
         code = status.get("code") if isinstance(status, dict) else None
-        if not isinstance(code, int) or isinstance(code, bool):
+        if not isinstance(code, int) or isinstance(code, bool) or not 100 <= code <= 599:
             status_node = _child(response_node, "status")
             assert status_node is not None
             raise WireError(
                 source,
                 _line(status_node),
-                f"{where} response `status:` must be a mapping with an integer `code:`",
+                f"{where} response `status:` must be a mapping with an HTTP status `code:` "
+                f"(a whole number from 100 to 599), got {excerpt(code)}",
             )
         request_body = _child(request_node, "body") or _child(request_node, "parsed_body")
         response_body = _child(response_node, "body") or _child(response_node, "parsed_body")
         assert request_body is not None and response_body is not None  # _check_keys saw them
-        if "body" in response and not (
-            isinstance(response["body"], dict) and "string" in response["body"]
+        if "body" in request:
+            _check_text(request["body"], request_body, f"{where} request `body:`", source)
+        if (
+            "body" in response
+            and isinstance(response["body"], dict)
+            and "string" in response["body"]
         ):
+            string = (
+                _child(response_body, "string")
+                if isinstance(response_body, yaml.MappingNode)
+                else None
+            )
+            _check_text(
+                response["body"]["string"],
+                string or response_body,
+                f"{where} response `string:`",
+                source,
+            )
+        elif "body" in response:
             _check_events(response["body"], response_body, f"{where} response", source)
         places.append(
             _Place(
@@ -272,6 +289,16 @@ def _check_shape(root: yaml.Node, data: Any, source: str) -> list[_Place]:
             )
         )
     return places
+
+
+def _check_text(value: Any, node: yaml.Node, where: str, source: str) -> None:
+    """A body as vcrpy keeps it: text, bytes (``!!binary``) or nothing."""
+    if value is not None and not isinstance(value, (str, bytes)):
+        raise WireError(
+            source,
+            _line(node),
+            f"{where} must be the body as text (or !!binary, or null), not {type(value).__name__}",
+        )
 
 
 def _check_events(body: Any, node: yaml.Node, where: str, source: str) -> None:

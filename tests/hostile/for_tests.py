@@ -11,9 +11,11 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
+import threading
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +64,31 @@ def assert_located(exc: HarnessError) -> None:
     assert "Traceback" not in str(exc)
 
 
+class Hung(AssertionError):
+    """An input the reader was still busy with long after the time limit."""
+
+
+@contextlib.contextmanager
+def _hang_guard(kind: str) -> Iterator[None]:
+    """Ends a reader that loops without end (an input that hangs it) with ``Hung``, well past
+    the time limit, so that a hang fails its test instead of stalling the suite. Only in the
+    main thread (signals are delivered there), which is where pytest runs tests."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Hung(f"{kind}: one input was still being read after {3 * TIME_LIMIT:.0f}s")
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 3 * TIME_LIMIT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def outcome(kind: str, run: Callable[[], Any]) -> Any:
     """``run()``'s value, or the located ``HarnessError`` it raised; anything else fails."""
     figures = FIGURES.setdefault(kind, Figures())
@@ -69,7 +96,8 @@ def outcome(kind: str, run: Callable[[], Any]) -> Any:
         tracemalloc.start()
     started = time.perf_counter()
     try:
-        value = run()
+        with _hang_guard(kind):
+            value = run()
     except HarnessError as exc:
         assert_located(exc)
         figures.errors += 1

@@ -211,3 +211,41 @@ def test_the_plugin_starts_an_exec_adapter_once_to_learn_its_layers(
     result = plain(project, f"--harness-adapter=exec:{wrapper}")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout.str()
     assert log.read_text().splitlines() == ["started"]
+
+
+#: option values pytest's own parser lets through and the plugin must refuse
+BAD_OPTIONS = st.one_of(
+    st.sampled_from(["-1", "0", "nan", "inf", "1e400", "-0.0", "90000"]).map(
+        lambda value: f"--harness-timeout={value}"
+    ),
+    st.sampled_from(["", " "]).map(lambda value: f"--harness-adapter={value}"),
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12)
+    .filter(lambda layer: layer not in ("session", "history", "driver"))
+    .map(lambda layer: f"--harness-layer={layer}"),
+    st.integers(max_value=0).map(lambda n: f"--harness-explore-examples={n}"),
+)
+
+
+@settings(
+    deadline=None,
+    max_examples=examples(8),
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(option=BAD_OPTIONS)
+def test_the_plugin_refuses_option_values_before_anything_runs(
+    project: pytest.Pytester, option: str
+) -> None:
+    adapter = (
+        () if option.startswith("--harness-adapter") else ("--harness-adapter=session-reference",)
+    )
+    result = plain(project, option, *adapter)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    errors = [line for line in result.stderr.lines if line.startswith("ERROR: harness:")]
+    assert len(errors) == 1, result.stderr.str()
+    assert option.split("=")[0] in errors[0] and "passed" not in result.stdout.str()
+
+
+def test_harness_run_refuses_the_same_time_limits() -> None:
+    for value in ("nan", "1e400", "-1"):
+        code, _, err = run("run", HISTORY, "--adapter", "history-reference", "--timeout", value)
+        assert code == EXIT_USAGE and "--timeout must be positive" in err, err

@@ -147,3 +147,42 @@ def test_the_recordings_plugin_refuses_a_symlink_out_of_its_folder(
     result.assert_outcomes(failed=2)
     text = result.stdout.str()
     assert CANARY not in text and "named pipe" in text and "outside the scenario's folder" in text
+
+
+#: a scenario-looking file outside every folder named; an error quoting it would show the canary
+OUTSIDE_SCENARIO = f"id: {CANARY}\ntitle: [{CANARY}\n"
+
+
+@FUZZ
+@given(
+    depth=st.integers(min_value=0, max_value=3),
+    command=st.sampled_from([["validate"], ["run", "--adapter", "session-reference"]]),
+)
+def test_a_scenario_linked_from_outside_the_folder_is_refused_unread(
+    tmp_path_factory: pytest.TempPathFactory, depth: int, command: list[str]
+) -> None:
+    root = tmp_path_factory.mktemp("linked")
+    target = write(root / "outside" / "x.yaml", OUTSIDE_SCENARIO)
+    folder = root / "scenarios"
+    nested = folder.joinpath(*[f"d{i}" for i in range(depth)])
+    nested.mkdir(parents=True)
+    (nested / "link.yaml").symlink_to(target)
+    code, out, err = run_cli("confinement", *command, str(folder))
+    assert code == 2 and CANARY not in out + err, out + err
+    assert "link.yaml:1: error: the scenario is a link to a file outside" in err, err
+
+
+def test_the_plugin_refuses_a_scenario_linked_from_outside(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outside_xdist(monkeypatch)
+    target = write(tmp_path / "elsewhere" / "x.yaml", OUTSIDE_SCENARIO)
+    (pytester.mkdir("scenarios") / "link.yaml").symlink_to(target)
+    pytester.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nharness_adapter = "session-reference"\n'
+        'harness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+        'asyncio_default_fixture_loop_scope = "function"\n'
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    text = result.stdout.str()
+    assert CANARY not in text and "a link to a file outside" in text, text

@@ -83,3 +83,28 @@ def test_faults_that_drop_every_event_are_an_error(tmp_path: Path) -> None:
     )
     with pytest.raises(ScenarioError, match=r"x\.yaml:9: the faults drop every event"):
         parse_scenario(text, "x.yaml")
+
+
+#: session steps that give a consumer nothing to show
+NOTHING_TO_SHOW = st.sampled_from(
+    ["checkpoint: {name: here}", "resume: {history: []}", "resume: {history: live}"]
+)
+
+
+@FUZZ
+@given(
+    layer=st.sampled_from(["session", "history", "driver"]),
+    steps=st.lists(NOTHING_TO_SHOW, min_size=1, max_size=5),
+    pings=st.integers(min_value=1, max_value=5),
+)
+def test_a_trace_with_nothing_to_show_is_an_error(layer: str, steps: list[str], pings: int) -> None:
+    listed = ["ping: {}"] * pings if layer == "driver" else steps
+    if layer != "driver":  # checkpoints need distinct names
+        listed = [step.replace("here", f"c{i}") for i, step in enumerate(listed)]
+    text = HEADER + f"layer: {layer}\ntrace:\n" + "".join(f"  - {step}\n" for step in listed)
+    result = outcome("vacuous", lambda: parse_scenario(text, "x.yaml"))
+    assert isinstance(result, ScenarioError), f"{listed} loaded"
+    assert "x.yaml:7: the trace holds only" in str(result), str(result)
+    # one event with something in it, and the same trace checks that
+    shown = "cycle: {blocks: [text: hi]}" if layer == "driver" else "user_message: {text: hi}"
+    parse_scenario(text + f"  - {shown}\n", "x.yaml")

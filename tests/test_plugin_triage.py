@@ -173,15 +173,15 @@ def test_the_configuration_leaves_a_scenario_or_a_rule_unchecked_with_a_reason(
 ) -> None:
     common = (f"--harness-adapter={MERGES}", "--harness-scenario=name-every-chunk", "-rs")
     # the mutant glues a call's name repeated on every chunk: strict-assembly alone sees it
-    project.runpytest(*common).assert_outcomes(failed=18, passed=1)
+    project.runpytest(*common).assert_outcomes(failed=20, passed=2)
     project.makeini(
         INI
         + "harness_skip =\n    name-every-chunk rule:strict-assembly: our gateway never repeats names\n"
     )
-    project.runpytest(*common).assert_outcomes(passed=19)
+    project.runpytest(*common).assert_outcomes(passed=22)
     project.makeini(INI + "harness_skip =\n    name-every-chunk: not our dialect\n")
     skipped = project.runpytest(*common)
-    skipped.assert_outcomes(skipped=19)
+    skipped.assert_outcomes(skipped=22)
     skipped.stdout.fnmatch_lines(["*harness_skip: not our dialect*"])
     project.makeini(INI + "harness_skip =\n    rule:strict-assembly\n")
     refused = project.runpytest(*common)

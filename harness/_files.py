@@ -1,5 +1,6 @@
-"""The one place the harness reads a user's file: scenarios, cassettes, recorded bodies and
-histories all come through here.
+"""The one place the harness reads a user's file (scenarios, cassettes, recorded bodies and
+histories all come through here) and checks and writes its outputs (reports, converted
+scenarios, baselines, counterexamples: at the end of this module).
 
 Three promises are kept here, so that no reader has to remember them:
 
@@ -20,9 +21,11 @@ quotes the file's content.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -208,3 +211,109 @@ def shown(path: Path) -> str:
         return str(path.relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
+
+
+# -- outputs ---------------------------------------------------------------------------------------
+#
+# What the harness writes (reports, converted scenarios, baselines, explored counterexamples,
+# the matrix) is checked before the run that makes it, so that a path that cannot be written
+# is a usage error at once, not a traceback after minutes of work; and it is written to a
+# temporary file beside it and moved into place, so that a link or a named pipe at the path is
+# replaced, never written through (or waited on), and a half-written file is never left.
+
+
+def output_file(path: str | os.PathLike[str], *, what: str, force: bool | None = None) -> Path:
+    """``path``, once it is known that ``what`` (e.g. "the HTML report") can be written there:
+    its name is not too long, its folder is a folder (made if missing) that can be written,
+    and it is not a folder, a device, a socket, a named pipe or a link; with ``force`` a named
+    pipe or a link is replaced (never written through), a device or a socket never (None: the
+    command has no ``--force``). A ``UsageError`` saying why not otherwise."""
+    out = Path(path)
+    shown = os.fspath(path)
+    if not out.name or out.name in (".", ".."):
+        raise UsageError(f"{what} needs a file name, not {shown!r}")
+    _check_name(out, what)
+    try:
+        info = out.lstat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise UsageError(f"cannot write {what} to {shown}: {exc.strerror or exc}") from None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise UsageError(f"cannot write {what} to {shown}: it is a folder")
+        replaceable = stat.S_ISLNK(info.st_mode) or stat.S_ISFIFO(info.st_mode)
+        if not stat.S_ISREG(info.st_mode) and not (force and replaceable):
+            kind = "a link" if stat.S_ISLNK(info.st_mode) else _kind(info.st_mode)
+            hint = "; --force replaces it" if force is False and replaceable else ""
+            raise UsageError(
+                f"cannot write {what} to {shown}: it is {kind}, not a regular file "
+                f"(it is never written through{hint})"
+            )
+    _writable_folder(out.parent, what, shown)
+    return out
+
+
+def output_folder(path: str | os.PathLike[str], *, what: str) -> Path:
+    """``path`` as a folder ``what`` can write files into (made if missing), or a
+    ``UsageError`` saying why not."""
+    out = Path(path)
+    shown = os.fspath(path)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"cannot write {what} into {shown}: it is not a folder")
+    _writable_folder(out, what, shown)
+    return out
+
+
+def write_output(path: Path, text: str, *, what: str) -> None:
+    """``text`` (UTF-8) written to ``path`` through a temporary file beside it, moved into place;
+    a failure (a full disk, ``/dev/full``) is a ``UsageError`` and leaves nothing behind."""
+    data = text.encode("utf-8")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name[:40]}.", dir=folder)
+    except OSError as exc:
+        raise UsageError(f"cannot write {what} to {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise UsageError(f"cannot write {what} to {path}: {exc.strerror or exc}") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _check_name(out: Path, what: str) -> None:
+    try:
+        longest = os.pathconf(_existing_ancestor(out.parent), "PC_NAME_MAX")
+    except (OSError, ValueError):
+        longest = 255
+    if len(os.fsencode(out.name)) > longest:
+        raise UsageError(
+            f"cannot write {what}: the file name is {len(os.fsencode(out.name))} bytes long, "
+            f"longer than the {longest} this file system allows"
+        )
+
+
+def _existing_ancestor(folder: Path) -> Path:
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def _writable_folder(folder: Path, what: str, shown: str) -> None:
+    """``folder`` exists as a writable folder, or can be made in a writable one."""
+    ancestor = _existing_ancestor(folder.absolute())
+    if not ancestor.is_dir():
+        raise UsageError(f"cannot write {what} to {shown}: {ancestor} is not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {what} to {shown}: the folder {ancestor} is not writable")

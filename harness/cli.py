@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
+from harness._files import output_file, output_folder, write_output
 from harness._progress import TerminalProgress
 from harness.scenario import LAYERS, Scenario
 from harness.wire import WireError
@@ -256,6 +257,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.results.causes import group_causes, result_json
 
     _check_rule_ids([*args.rule, *args.skip_rule])
+    if args.html:
+        output_file(args.html, what="the HTML report")
+    if args.write_baseline:
+        output_file(args.write_baseline, what="the baseline")
     timeout = DEFAULT_TIMEOUT if args.timeout is None else time_limit(args.timeout, "--timeout")
     if args.baseline_warn_fixed and not args.baseline:
         raise UsageError("--baseline-warn-fixed goes with --baseline FILE")
@@ -526,6 +531,7 @@ def cmd_explore(args: argparse.Namespace) -> int:
         raise UsageError(f"{adapter.name} implements {', '.join(offered)}, not {args.layer}")
     adapter = dataclasses.replace(adapter, layer=args.layer or offered[0])
     budget = DEFAULT_EXAMPLES if args.max_examples is None else args.max_examples
+    output_folder(args.out, what="the counterexample")
     exploration = explore(
         adapter, max_examples=budget, seed=args.seed, out=args.out, first_party=args.first_party
     )
@@ -570,6 +576,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     jobs = _usable_cores() if args.jobs is None else args.jobs
     if jobs < 1:
         raise UsageError(f"--jobs takes a number of processes, 1 or more; got {jobs}")
+    if args.html:
+        output_file(args.html, what="the HTML report")
     replayed = 0
     with TerminalProgress() as progress:
 
@@ -639,15 +647,14 @@ def _matrix_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_matrix_arguments,
 )
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from harness.library import library_path
     from harness.matrix import render_json, render_markdown, run_libraries
 
+    out = output_file(args.out, what="the matrix") if args.out else None
     runs = run_libraries(_load([str(library_path() / "driver")]))
     text = render_json(runs) if args.format == "json" else render_markdown(runs)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+    if out is not None:
+        write_output(out, text, what="the matrix")
     else:
         print(text, end="")
     return EXIT_OK
@@ -888,12 +895,10 @@ def _convert_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_convert_arguments,
 )
 def cmd_convert(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from harness.convert import convert
 
-    out = None if args.out == "-" else Path(args.out)
-    if out is not None and out.exists() and not args.force:
+    out = None if args.out == "-" else output_file(args.out, what="the scenario", force=args.force)
+    if out is not None and os.path.lexists(out) and not args.force:
         raise UsageError(f"{out} exists; pass --force to overwrite it")
     conversion = convert(
         args.recording, interaction=args.interaction, dialect=args.dialect, id=args.id
@@ -901,11 +906,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if out is None:
         print(conversion.text, end="")
     else:
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)  # as harness record makes its folder
-            out.write_text(conversion.text, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from None
+        write_output(out, conversion.text, what="the scenario")  # its folder made if missing
     where = "stdout" if out is None else str(out)
     print(f"{conversion.note()}\nwritten to {where}", file=sys.stderr)
     return EXIT_OK

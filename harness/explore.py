@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Flaky, NoSuchExample
 
 from harness._errors import UsageError
+from harness._files import write_output
 from harness.adapters.registry import (
     AdapterInfo,
     adapter_dialect,
@@ -236,8 +237,7 @@ def _written(
         f"Breaks: {what}",
         f"Replay: {command}",
     ]
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump_document(document, comments=comments), encoding="utf-8")
+    write_output(path, dump_document(document, comments=comments), what="the counterexample")
     again = replay(load_scenario(path), info, timeout=timeout)
     if again.status not in ("fail", "error"):  # the adapter does not answer it the same way twice
         return dataclasses.replace(exploration, found=first, path=path, rerun=again)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness._errors import ConformanceFailure, ScenarioError, UsageError
+from harness._files import output_file, write_output
 from harness.library import LIBRARY_PREFIX
 from harness.replay import ScenarioResult
 from harness.report import recordings as pytest_recordings
@@ -181,8 +182,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(CauseTally(), "harness-cause-tally")
     worker, helping = hasattr(config, "workerinput"), config.getoption("help", False)
     html = config.getoption("harness_html", None)
-    if html and not worker:  # xdist: the controller writes it
-        config.pluginmanager.register(HtmlReport(Path(html)), "harness-html")
+    if html and not worker and not helping:  # xdist: the controller writes it
+        try:
+            path = output_file(html, what="the HTML report")
+        except UsageError as exc:
+            raise pytest.UsageError(f"harness: --harness-html: {exc}") from None
+        config.pluginmanager.register(HtmlReport(path), "harness-html")
     if not helping:
         config.stash[_TIMEOUT] = _check_options(config)
     # here, not while collecting: an xdist worker's usage error would only be a silent crash
@@ -798,6 +803,8 @@ class HtmlReport:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.pieces: list[str] = []
+        #: why the report could not be written (a disk that filled during the run)
+        self.failure: str | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.pieces += [str(v) for name, v in report.user_properties if name == "harness_html"]
@@ -805,12 +812,18 @@ class HtmlReport:
     def pytest_sessionfinish(self) -> None:
         from harness.report.html import document_from_pieces
 
-        self.path.write_text(document_from_pieces(self.pieces), encoding="utf-8")
+        try:
+            write_output(self.path, document_from_pieces(self.pieces), what="the HTML report")
+        except UsageError as exc:  # the disk filled during the run: said, not an INTERNALERROR
+            self.failure = str(exc)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         from harness.report.html import written
 
-        terminalreporter.write_line(f"harness: {written(self.path)}")
+        if self.failure:
+            terminalreporter.write_line(f"harness: {self.failure}", red=True)
+        else:
+            terminalreporter.write_line(f"harness: {written(self.path)}")
 
 
 class SkipTally:

@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+from harness._files import write_output
 from harness.library import command_line_path
 from harness.model import driver as dv
 from harness.model import session as ev
@@ -272,7 +273,7 @@ def render_report(
 def write_report(path: str | Path, results: Sequence[ScenarioResult], **options: Any) -> Path:
     """``render_report`` written to ``path`` (UTF-8); the path written."""
     out = Path(path)
-    out.write_text(render_report(results, **options), encoding="utf-8")
+    write_output(out, render_report(results, **options), what="the HTML report")
     return out
 
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from harness._errors import Problem, ScenarioError
-from harness._files import read_text, scenario_error
+from harness._files import read_text, scenario_error, write_output
 from harness._yaml import LocatedDict, LocatedList, load_yaml
 from harness.results.causes import Cause
 
@@ -175,9 +176,7 @@ def write_baseline(path: str | os.PathLike[str], causes: Sequence[Cause]) -> Non
             keep = read_baseline(path)
         except ScenarioError:
             keep = None
-    text = render_baseline(causes, keep)
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(text)
+    write_output(Path(path), render_baseline(causes, keep), what="the baseline")
 
 
 def _problem(path: str, line: int, message: str) -> ScenarioError:

@@ -57,7 +57,10 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
 
 #: Per layer, the modules whose ``@mutant`` classes are its bundled mutants, in listing order
 _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
-    "session": ("harness.adapters.session.mutants",),
+    "session": (
+        "harness.adapters.session.mutants",
+        "harness.adapters.session.collision_mutants",
+    ),
     "history": ("harness.adapters.history.mutants",),
     "driver": ("harness.adapters.driver.mutants", "harness.adapters.driver.framing_mutants"),
 }

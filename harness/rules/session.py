@@ -232,7 +232,11 @@ def session_keyed_tracking(c: SessionFacts) -> Iterator[Finding]:
     ),
     statement=(
         "select shows 'preparing', executing shows 'using', completed removes the notification, "
-        "matched by (session, id) however many events come in between."
+        "matched by (session, id) however many events come in between; an event naming several "
+        "calls does so for each of them. A completion is final: a select or executing of the "
+        "same call that arrives after it (events travel by different paths) shows nothing "
+        "again. A resume finishes every call whose result its history holds: no notification "
+        "shows such a call after it, and one still running at the resume stays as it was."
     ),
 )
 def notification_lifecycle(c: SessionFacts) -> Iterator[Finding]:
@@ -257,7 +261,16 @@ def notification_lifecycle(c: SessionFacts) -> Iterator[Finding]:
             )
         seen.add(key)
         if record is None:
-            if not c.ledger.sessions_using(note.tool_call_id, c.c):
+            settled = c.ledger.settled_at(key, c.c)
+            if settled is not None:
+                yield Finding(
+                    settled,
+                    f"tool call {note.tool_call_id!r} of session {note.session_id!r} has its "
+                    f"result in the history the session was resumed from at {c.where(settled)} "
+                    f"in the trace, so it is finished and no notification should show it, but "
+                    f"its '{note.status}' notification is still shown",
+                )
+            elif not c.ledger.sessions_using(note.tool_call_id, c.c):
                 yield Finding(
                     c.c,
                     f"a notification shows tool call {note.tool_call_id!r} of session "

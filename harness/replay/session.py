@@ -63,8 +63,8 @@ class _Inside:
     false), and after each later such part that changes its summary or status message, so a
     consumer that shows the parts, the summary or the status only once the output is complete
     is seen. After a select or executing event that names several calls: the notifications of
-    every call it names (light). A session scenario gets these points without asking; at most
-    one per streamed part or lifecycle event, so no more than the trace has of them.
+    every call it names (light). A session scenario gets these points without asking, at most
+    one per such event.
     """
 
     __slots__ = ("shown",)

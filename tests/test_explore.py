@@ -46,10 +46,38 @@ SAMPLE = {
 }
 
 
+#: mutants whose bug needs a shape the generated traces do not hold, with that shape; the
+#: library's scenarios catch each (tests/test_conformance.py). Strict: once exploration finds
+#: one, its entry must go
+BEYOND_GENERATED = {
+    "session-mutant-late-executing-shown": (
+        "a select or executing that arrives after its call's completion: generated calls go "
+        "through their lifecycle in order"
+    ),
+    "session-mutant-user-message-clears-all": (
+        "a user message inside a sub-session (its prompt): generated sub-sessions open with a "
+        "message or a tool call"
+    ),
+    "session-mutant-resume-keeps-notifications": (
+        "a resume whose history holds the result of a call still shown running: generated "
+        "resumes come at a turn's end or before any live event"
+    ),
+}
+
+
 def sampled(names: list[str]) -> list[object]:
     """``names`` as parameters, those not in SAMPLE marked exhaustive."""
     return [
-        pytest.param(name, marks=() if name in SAMPLE else pytest.mark.exhaustive, id=name)
+        pytest.param(
+            name,
+            marks=(() if name in SAMPLE else (pytest.mark.exhaustive,))
+            + (
+                (pytest.mark.xfail(reason=BEYOND_GENERATED[name], strict=True),)
+                if name in BEYOND_GENERATED
+                else ()
+            ),
+            id=name,
+        )
         for name in names
     ]
 

@@ -38,8 +38,13 @@ class ToolCallManager {
     return `${sessionId}:${toolCallId}`;
   }
 
-  onToolSelect(event) {
+  /**
+   * A completion is final: tool events travel by different paths, and a select or executing
+   * event that arrives after its call completed (`finished` holds the ids) shows nothing again.
+   */
+  onToolSelect(event, finished) {
     for (const call of event.calls) {
+      if (finished.has(call.id)) continue;
       this.activeTools.set(this.makeKey(event.session_id, call.id), {
         sessionId: event.session_id,
         toolCallId: call.id,
@@ -49,8 +54,9 @@ class ToolCallManager {
     }
   }
 
-  onToolExecuting(event) {
+  onToolExecuting(event, finished) {
     for (const call of event.calls) {
+      if (finished.has(call.id)) continue;
       const key = this.makeKey(event.session_id, call.id);
       // The executing event may omit the name; keep the one the select event gave.
       const toolName = call.name || this.activeTools.get(key)?.toolName || '';
@@ -134,8 +140,8 @@ class EventStreamProcessor {
       user_message: (e) => this.handleUserMessage(e),
       message_start: (e) => this.handleMessageStart(e),
       message_delta: (e) => this.handleMessageDelta(e),
-      tool_select: (e) => this.toolCalls.onToolSelect(e),
-      tool_executing: (e) => this.toolCalls.onToolExecuting(e),
+      tool_select: (e) => this.toolCalls.onToolSelect(e, this.finished(e.session_id)),
+      tool_executing: (e) => this.toolCalls.onToolExecuting(e, this.finished(e.session_id)),
       tool_completed: (e) => this.handleToolCompleted(e),
       tool_stream: (e) => this.handleToolStream(e),
       subsession_start: (e) => this.session(e.session_id).newInteraction(),
@@ -156,6 +162,11 @@ class EventStreamProcessor {
       this.sessions.set(sessionId, session);
     }
     return session;
+  }
+
+  /** The ids of the calls a session has completed, live or in the history it resumed from. */
+  finished(sessionId) {
+    return this.sessions.get(sessionId)?.attached ?? new Set();
   }
 
   handleInteractionEnd(event) {

@@ -19,6 +19,7 @@ class SessionTemplate:
     def __init__(self) -> None:
         # your consumer goes here; this one keeps the least the rules look at
         self.notes: dict[tuple[str, str], dict[str, str]] = {}
+        self.finished: set[tuple[str, str]] = set()  # (session, call id) of completed calls
         self.sessions: dict[str, list[dict[str, Any]]] = {}
         self.updates: list[dict[str, str]] = []
 
@@ -36,6 +37,8 @@ class SessionTemplate:
         elif isinstance(event, ev.ToolSelect | ev.ToolExecuting):
             status = "preparing" if isinstance(event, ev.ToolSelect) else "using"
             for call in event.calls:  # keyed by session and call: ids repeat across sessions
+                if (sid, call.id) in self.finished:
+                    continue  # a completion is final, even if a lifecycle event comes after it
                 self.notes[sid, call.id] = {
                     "session_id": sid,
                     "tool_call_id": call.id,
@@ -53,6 +56,7 @@ class SessionTemplate:
         hosts = [m for m in self.sessions[sid] if m["role"] in ("assistant", "thought")]
         for call in event.calls:
             self.notes.pop((sid, call.id), None)
+            self.finished.add((sid, call.id))
             result = event.result_for(call.id)
             if not hosts or result is None:
                 continue  # a call with no message before it, or no result: not shown here

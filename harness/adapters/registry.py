@@ -57,7 +57,11 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
 
 #: Per layer, the modules whose ``@mutant`` classes are its bundled mutants, in listing order
 _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
-    "session": ("harness.adapters.session.mutants", "harness.adapters.session.flag_mutants"),
+    "session": (
+        "harness.adapters.session.mutants",
+        "harness.adapters.session.flag_mutants",
+        "harness.adapters.session.collision_mutants",
+    ),
     "history": ("harness.adapters.history.mutants", "harness.adapters.history.request_mutants"),
     "driver": (
         "harness.adapters.driver.mutants",

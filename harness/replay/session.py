@@ -52,6 +52,48 @@ def _observation_point(i: int, event: ev.SessionEvent, every_event: bool) -> Obs
     return ObservationPoint(i, f"interaction end of {event.session_id}", False)
 
 
+#: the events that may open an observation point inside what they belong to (``_Inside``)
+_INSIDE = frozenset({ev.ToolStreamPart, ev.ToolSelect, ev.ToolExecuting})
+
+
+class _Inside:
+    """Observation points inside what a scenario's own points would only see whole.
+
+    Inside a streamed tool output: after its first part that is not its last (``is_complete``
+    false), and after each later such part that changes its summary or status message, so a
+    consumer that shows the parts, the summary or the status only once the output is complete
+    is seen. After a select or executing event that names several calls: the notifications of
+    every call it names (light). A session scenario gets these points without asking, at most
+    one per such event.
+    """
+
+    __slots__ = ("shown",)
+
+    def __init__(self) -> None:
+        #: (session, call id) -> (summary, status message, an unfinished part seen) as of its
+        #: latest part
+        self.shown: dict[tuple[str, str], tuple[str, str, bool]] = {}
+
+    def point(self, i: int, event: Any) -> ObservationPoint | None:
+        if type(event) is not ev.ToolStreamPart:
+            if len(event.calls) < 2:
+                return None
+            return ObservationPoint(
+                i, f"{event.kind} of {len(event.calls)} calls in {event.session_id}", False
+            )
+        key = (event.session_id, event.call_id)
+        before = self.shown.get(key, ("", "", False))
+        now = (
+            event.summary or before[0],
+            event.tool_response or before[1],
+            before[2] or not event.is_complete,
+        )
+        self.shown[key] = now
+        if event.is_complete or before == now:
+            return None
+        return ObservationPoint(i, f"inside the streamed output of {event.call_id}", True)
+
+
 @dataclass(frozen=True)
 class Prepared:
     """What a scenario's replays share: the checkpoint plan and the ledger."""
@@ -75,6 +117,7 @@ def plan_and_ledger(
     observed = _OBSERVED
     handlers = ledger.handlers
     last = -1
+    inside = _Inside() if not (every_event or history) else None
     for last, event in enumerate(trace):
         kind = type(event)
         handler = handlers.get(kind)
@@ -85,6 +128,11 @@ def plan_and_ledger(
             snapshot(last)
             if isinstance(event, ev.Checkpoint):
                 names[last] = event.name
+        elif inside is not None and kind in _INSIDE:
+            point = inside.point(last, event)
+            if point is not None:
+                plan.append(point)
+                snapshot(last)
     if plan and plan[-1].index == last:
         end = plan[-1]
         plan[-1] = ObservationPoint(last, end.reason, True, True, end.resumed_session)

@@ -232,7 +232,11 @@ def session_keyed_tracking(c: SessionFacts) -> Iterator[Finding]:
     ),
     statement=(
         "select shows 'preparing', executing shows 'using', completed removes the notification, "
-        "matched by (session, id) however many events come in between."
+        "matched by (session, id) however many events come in between; an event naming several "
+        "calls does so for each of them. A completion is final: a select or executing of the "
+        "same call that arrives after it (events travel by different paths) shows nothing "
+        "again. A resume finishes every call whose result its history holds: no notification "
+        "shows such a call after it, and one still running at the resume stays as it was."
     ),
 )
 def notification_lifecycle(c: SessionFacts) -> Iterator[Finding]:
@@ -257,7 +261,16 @@ def notification_lifecycle(c: SessionFacts) -> Iterator[Finding]:
             )
         seen.add(key)
         if record is None:
-            if not c.ledger.sessions_using(note.tool_call_id, c.c):
+            settled = c.ledger.settled_at(key, c.c)
+            if settled is not None:
+                yield Finding(
+                    settled,
+                    f"tool call {note.tool_call_id!r} of session {note.session_id!r} has its "
+                    f"result in the history the session was resumed from at {c.where(settled)} "
+                    f"in the trace, so it is finished and no notification should show it, but "
+                    f"its '{note.status}' notification is still shown",
+                )
+            elif not c.ledger.sessions_using(note.tool_call_id, c.c):
                 yield Finding(
                     c.c,
                     f"a notification shows tool call {note.tool_call_id!r} of session "
@@ -422,7 +435,9 @@ def _check_attachment(
     ),
     statement=(
         "A completed tool call attaches to the latest assistant or thought message of the same "
-        "session before it, in the same interaction, and that message is reported updated."
+        "session before it, in the same interaction, and that message is reported updated. An "
+        "interaction is its session's own: a user message starts a new one in its session only, "
+        "so a sub-session's prompt changes nothing in the parent or its siblings."
     ),
 )
 def backward_attachment(c: SessionFacts) -> Iterator[Finding]:
@@ -596,7 +611,11 @@ def resume_equivalence(c: SessionFacts) -> Iterator[Finding]:
     statement=(
         "stream_part chunks of one call_id accumulate in order; the final is_complete chunk leaves "
         "the whole content; a later summary replaces an earlier one; delegation call/result pairs "
-        "are tracked as one entry, like tool calls. A resume rebuilds a session from its "
+        "are tracked as one entry, like tool calls. This holds while the output streams, not "
+        "only once it is complete: at its first unfinished part, and at each unfinished part "
+        "that brings a new summary or status, the entry shows the parts so far and the latest "
+        "summary. An entry is found by (session, call_id): two calls of one tool, or one call_id "
+        "in two sessions, are two entries. A resume rebuilds a session from its "
         "persisted history, which holds tool calls and their final results but no stream chunks: "
         "the parts before it need not be shown after it (an entry kept across it must still be "
         "the one they built), and parts after it accumulate afresh."
@@ -669,7 +688,8 @@ def _stream_problems(
     ),
     statement=(
         "Events of a sub-session never change the parent's transcript, except through the "
-        "delegation tool's own result."
+        "delegation tool's own result. Message ids, like tool call ids, are unique within a "
+        "session only: a message is found by (session, message id)."
     ),
 )
 def subsession_isolation(c: SessionFacts) -> Iterator[Finding]:

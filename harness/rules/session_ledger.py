@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from harness.model import session as ev
-from harness.model.history import HistoryMessage
+from harness.model.history import HistoryMessage, ToolResultBlock
 from harness.model.observation import AttachedCall, Message, normalize_input
 from harness.model.projection import history_to_events
 
@@ -123,6 +123,9 @@ class SessionLedger:
         self.streams: dict[Key, StreamRecord] = {}
         #: session id -> indices of its resumes
         self.resumes: dict[str, list[int]] = {}
+        #: (session, call id) -> the resume whose history holds that call's result: finished
+        #: then, whatever the live stream says of it later
+        self.settled: dict[Key, int] = {}
         #: (index, text) pieces of every streamed message, and of root sessions' user messages;
         #: read only when a rule asks
         self.text: dict[Key, list[tuple[int, str]]] = {}
@@ -191,7 +194,12 @@ class SessionLedger:
         return record
 
     def _lifecycle(self, i: int, event: ev.ToolSelect | ev.ToolExecuting, status: Status) -> None:
+        # A completion is final: a select or executing that arrives after it (or after a
+        # resume whose history holds the result) changes nothing a consumer shows.
+        settled = self.settled
         for call in event.calls:
+            if settled and (event.session_id, call.id) in settled:
+                continue
             record = self._record(event.session_id, call, i)
             if record.completed_index < 0:
                 record.timeline.append((i, status, ""))
@@ -298,6 +306,20 @@ class SessionLedger:
     def _resume(self, i: int, event: ev.Resume) -> None:
         self.resumes.setdefault(event.session_id, []).append(i)
         self._new_interaction(i, event.session_id)
+        self._settle(i, event)
+
+    def _settle(self, i: int, event: ev.Resume) -> None:
+        """The resumed history holds these calls' results: they are finished as of the resume,
+        and a notification still pending for one of them is owed no longer."""
+        session_id = event.session_id
+        for message in event.history:
+            for block in message.blocks:
+                if isinstance(block, ToolResultBlock):
+                    key = (session_id, block.tool_use_id)
+                    self.settled.setdefault(key, i)
+                    record = self._pending.pop(key, None)
+                    if record is not None:
+                        record.timeline.append((i, "completed", "resume"))
 
     # -- questions the rules ask -------------------------------------------------------------
 
@@ -323,6 +345,11 @@ class SessionLedger:
         if record is None or record.index > c or self.resumed_between(key[0], record.index, c):
             return None
         return record
+
+    def settled_at(self, key: Key, c: int) -> int | None:
+        """The resume, up to event ``c``, whose history holds the call's result, if any."""
+        index = self.settled.get(key) if self.settled else None
+        return index if index is not None and index <= c else None
 
     def sessions_using(self, call_id: str, c: int) -> set[str]:
         return {s for s, first in self.sessions_by_call.get(call_id, {}).items() if first <= c}

@@ -229,6 +229,9 @@ class EventStreamProcessor:
                 elif kind == "tool_use" and block["id"] in results and block["id"] not in seen:
                     # A tool_use without a tool_result never completed: not shown.
                     seen.add(block["id"])
+                    # The stored result is final: a notice still up from before the
+                    # reconnect is for a call that is over.
+                    self.tool_calls.finish(session.session_id, block["id"])
                     stored_result = results[block["id"]]
                     call = ToolCall(block["id"], block["name"], block.get("input"))
                     result = ToolResult(

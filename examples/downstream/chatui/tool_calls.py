@@ -60,6 +60,12 @@ class ToolCallManager:
             fresh.append({**call, "name": name})
         return fresh
 
+    def finish(self, session_id: str, tool_call_id: str) -> None:
+        """The call has its result in a stored history: it is over, whatever came live."""
+        key = self.make_key(session_id, tool_call_id)
+        self.active_tools.pop(key, None)
+        self.completed.add(key)
+
     def clear_session_notifications(self, session_id: str) -> None:
         for key, notification in list(self.active_tools.items()):
             if notification.session_id == session_id:

@@ -160,6 +160,11 @@ class ReferenceSessionConsumer:
     def note_key(self, session_id: str, call_id: str) -> tuple[str, str]:
         return (session_id, call_id)
 
+    def finished(self, event: ev.SessionEvent) -> set[str] | frozenset[str]:
+        """The ids of the calls its session has completed (or rebuilt finished from history)."""
+        session = self.sessions.get(event.session_id)
+        return session.attached if session is not None else frozenset()
+
     def clear_notifications(self, session_id: str | None) -> None:
         for key, note in list(self.notes.items()):
             if session_id is None or note.session_id == session_id:
@@ -203,12 +208,18 @@ class ReferenceSessionConsumer:
             message.append(event.text)
 
     def on_tool_select(self, event: ev.ToolSelect) -> None:
+        finished = self.finished(event)
         for call in event.calls:
+            if call.id in finished:
+                continue  # a completion is final: a late select shows nothing again
             key = self.note_key(event.session_id, call.id)
             self.notes[key] = Notification(event.session_id, call.id, call.name, "preparing")
 
     def on_tool_executing(self, event: ev.ToolExecuting) -> None:
+        finished = self.finished(event)
         for call in event.calls:
+            if call.id in finished:
+                continue  # events travel by different paths: this one came after the result
             key = self.note_key(event.session_id, call.id)
             name = call.name or (self.notes[key].tool_name if key in self.notes else "")
             self.notes[key] = Notification(event.session_id, call.id, name, "using")

@@ -117,6 +117,28 @@ def _lone_surrogate(value: Any) -> bool:
     return False
 
 
+#: the environment variable that marks an adapter process and everything it starts
+_MARK_VARIABLE = "HARNESS_ADAPTER_PROCESS"
+
+
+def _marked(mark: str) -> list[int]:
+    """The processes whose environment carries ``MARK=mark`` (read from /proc, where there is
+    one: elsewhere the process group is all ``kill`` can reach)."""
+    needle = f"{_MARK_VARIABLE}={mark}".encode()
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as environ:
+                    if needle in environ.read().split(b"\0"):
+                        found.append(int(entry.name))
+            except OSError:  # gone meanwhile, or not ours to read
+                continue
+    return found
+
+
 def _size(n: int) -> str:
     return f"{n // _MiB} MiB" if n >= _MiB and n % _MiB == 0 else f"{n:,} bytes"
 
@@ -182,6 +204,9 @@ class ProcessAdapter:
         try:
             # unbuffered: select() must see everything the process sent that we have not read;
             # a session of its own, so that kill() reaches whatever it started too
+            # every process it starts inherits the mark, even one that leaves the process group
+            # (setsid) and its parent: ``kill`` finds them by it
+            self._mark = f"{os.getpid()}-{id(self):x}-{time.monotonic_ns()}"
             self.process = subprocess.Popen(
                 self.command,
                 stdin=subprocess.PIPE,
@@ -189,6 +214,7 @@ class ProcessAdapter:
                 stderr=subprocess.PIPE,
                 bufsize=0,
                 start_new_session=True,
+                env={**os.environ, _MARK_VARIABLE: self._mark},
             )
         except OSError as exc:
             raise AdapterError(f"cannot start {shlex.join(self.command)}: {exc.strerror}") from None
@@ -540,12 +566,32 @@ class ProcessAdapter:
         return f"the adapter process exited (code {code}) {when}{said}"
 
     def kill(self) -> None:
-        """Stop the process that stopped answering, and whatever it started."""
+        """Stop the process that stopped answering, and whatever it started: its process
+        group, and every process still carrying its mark (one that called setsid included)."""
         with contextlib.suppress(OSError):
             os.killpg(self.process.pid, signal.SIGKILL)
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
+        if self._pipe_held():  # someone it started left the group and holds stdout open
+            for pid in _marked(self._mark):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+    def _pipe_held(self) -> bool:
+        """Whether stdout is still open at the other end once the process is dead: what is left
+        of it is read, and only its end (EOF) says nobody holds it (looking costs nothing where
+        nothing escaped, and reading every process's environment is dear)."""
+        stdout = self.process.stdout
+        if stdout is None or stdout.closed:
+            return False
+        try:
+            while select.select([stdout], [], [], 0)[0]:
+                if not os.read(stdout.fileno(), 1 << 16):
+                    return False
+        except (OSError, ValueError):
+            return False
+        return True
 
     def close(self) -> None:
         """Ask the process to stop, make sure it does (and whatever it started), and close

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.adapters.process import Limits, ProcessAdapter, ProcessFactory
+from harness.adapters.process import Limits, ProcessAdapter, ProcessFactory, _marked
 from harness.adapters.registry import AdapterInfo
 from harness.library import library_path
 from harness.replay import replay
@@ -129,6 +129,9 @@ def replayed(
     assert growth < memory, f"{plan}: memory grew {growth >> 20} MiB"
     for adapter in factory.started:
         assert _gone(adapter.process.pid), f"{plan}: the process is still there"
+        # whatever it started too, in its process group or not (setsid)
+        left = [pid for pid in _marked(adapter._mark) if not _gone(pid)]
+        assert not left, f"{plan}: processes it started are still there: {left}"
     return result
 
 
@@ -169,6 +172,7 @@ MISCHIEF = st.one_of(
     st.just(["silence"]),
     st.builds(lambda code: ["exit", code], st.integers(0, 3)),
     st.just(["grandchild"]),
+    st.just(["escape"]),
     st.just(["ok"]),
     st.just(["flood"]),
 )
@@ -250,3 +254,15 @@ def test_default_limits(plan: list[Any], says: str) -> None:
     result = replayed("default limits", plan, scenario, Limits(), memory=320 << 20, timeout=10)
     assert result.status == "error"
     assert says in result.error
+
+
+@pytest.mark.parametrize("driver", [False, True])
+def test_a_process_that_starts_one_in_a_session_of_its_own_is_ended_with_it(driver: bool) -> None:
+    # the child calls setsid, so the process group's kill misses it; it holds stdout open
+    hello = (
+        ["hello", {"layers": ["driver"], "dialect": "anthropic"}]
+        if driver
+        else ["hello", {"layers": ["session"]}]
+    )
+    result = replayed("exec: setsid", [hello, ["escape"]], DRIVER if driver else SESSION)
+    assert result.status == "error"

@@ -15,6 +15,7 @@ answers that line. It imports nothing of the harness, so that each start is quic
     ["silence"]                          read nothing more, say nothing
     ["exit", CODE]                       exit at once
     ["grandchild"]                       start a child that keeps stdout and stderr open, exit
+    ["escape"]                           the same, the child in a session of its own (setsid)
     ["drive", [OUTPUT, ...]]             a driver's turn: read to the end, emit these, done
     ["flood"]                            a driver's turn that emits text, forever
 """
@@ -72,6 +73,11 @@ def act(action: list[object], request: dict[str, object]) -> None:
         os._exit(int(action[1]))  # type: ignore[call-overload]
     elif kind == "grandchild":
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        os._exit(0)
+    elif kind == "escape":
+        subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+        )
         os._exit(0)
     elif kind == "flood":
         forever(OUT, b'{"op": "emit", "output": {"type": "text", "text": "x"}}\n' * 1024)

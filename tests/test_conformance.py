@@ -77,7 +77,7 @@ CAUGHT_BY = {
     "history-mutant-result-after-user-text": {"results-first"},
     # the text of the wire: raw UTF-8 split across reads, line ends, thinking as the answer
     **{
-        f"driver-mutant-{dialect}-decodes-each-read": {"order"}
+        f"driver-mutant-{dialect}-decodes-each-read": {"order", "strict-assembly"}
         for dialect in ("anthropic", "anthropic-agent", "openai-chat", "openai-responses", "ag-ui")
     },
     **{

@@ -88,8 +88,8 @@ def test_selecting_none_one_case_or_an_unknown_quirk() -> None:
     assert select_cases(PARALLEL, CHAT, "none") == (PARALLEL,)
     (one,) = select_cases(PARALLEL, CHAT, ("usage_chunk", "no_done"))
     assert one.case_id == "parallel-calls[openai-chat+usage_chunk+no_done]"
-    with pytest.raises(ValueError, match=r"has no quirk 'crlf'.*usage_chunk"):
-        select_cases(PARALLEL, CHAT, ("crlf",))
+    with pytest.raises(ValueError, match=r"has no quirk 'padded_json'.*usage_chunk"):
+        select_cases(PARALLEL, CHAT, ("padded_json",))
 
 
 @pytest.mark.slow

@@ -149,9 +149,11 @@ def test_quirks_none_runs_the_scenarios_as_written(capsys: pytest.CaptureFixture
 
 
 def test_an_unknown_quirk_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "run", PARALLEL.path, "--adapter", USAGE_MUTANT, "--quirks=crlf")
+    code, _, err = run(
+        capsys, "run", PARALLEL.path, "--adapter", USAGE_MUTANT, "--quirks=padded_json"
+    )
     assert code == 2
-    assert "--quirks: openai-chat has no quirk 'crlf'" in err
+    assert "--quirks: openai-chat has no quirk 'padded_json'" in err
 
 
 @pytest.fixture

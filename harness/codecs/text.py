@@ -42,8 +42,9 @@ CRLF_GATEWAY_QUIRK = (
 LONE_CR_QUIRK = (
     "every line ended by a lone CR, which the event-stream format allows "
     "(https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream); "
-    "gateway-only: no recorded server sends it, readers that split on LF alone stall on it "
-    "(EdamAme-x/pentect#1438, Continuum-AI-Corp/OrcaRouter-Lite#98)"
+    "gateway-only: no recorded server sends it, a proxy that rewrites line ends may, and "
+    "readers that split on LF alone stall on it (EdamAme-x/pentect#1438, "
+    "Continuum-AI-Corp/OrcaRouter-Lite#98)"
 )
 
 

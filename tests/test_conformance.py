@@ -98,6 +98,23 @@ CAUGHT_BY = {
     "history-mutant-request-drops-signature": {"thinking-in-request"},
     "history-mutant-repair-placeholder-apart": {"request-while-open", "repair-merges"},
     "history-mutant-request-unrepaired-while-open": {"request-while-open"},
+    # the text of the wire: raw UTF-8 split across reads, line ends, thinking as the answer
+    **{
+        f"driver-mutant-{dialect}-decodes-each-read": {"order", "strict-assembly"}
+        for dialect in ("anthropic", "anthropic-agent", "openai-chat", "openai-responses", "ag-ui")
+    },
+    **{
+        f"driver-mutant-{dialect}-lines-end-at-lf": {"emit-once-early"}
+        for dialect in ("openai-chat", "openai-responses", "ag-ui")
+    },
+    **{
+        f"driver-mutant-{dialect}-no-lone-cr": {"emit-once-early"}
+        for dialect in ("anthropic", "openai-chat", "openai-responses", "gemini-sse", "ag-ui")
+    },
+    "driver-mutant-gemini-thought-as-text": {"order"},
+    "driver-mutant-gemini-json-array-thought-as-text": {"order"},
+    "driver-mutant-responses-reasoning-as-text": {"order"},
+    "driver-mutant-ag-ui-thinking-as-text": {"order"},
 }
 
 

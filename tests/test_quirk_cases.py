@@ -88,8 +88,8 @@ def test_selecting_none_one_case_or_an_unknown_quirk() -> None:
     assert select_cases(PARALLEL, CHAT, "none") == (PARALLEL,)
     (one,) = select_cases(PARALLEL, CHAT, ("usage_chunk", "no_done"))
     assert one.case_id == "parallel-calls[openai-chat+usage_chunk+no_done]"
-    with pytest.raises(ValueError, match=r"has no quirk 'crlf'.*usage_chunk"):
-        select_cases(PARALLEL, CHAT, ("crlf",))
+    with pytest.raises(ValueError, match=r"has no quirk 'padded_json'.*usage_chunk"):
+        select_cases(PARALLEL, CHAT, ("padded_json",))
 
 
 @pytest.mark.slow
@@ -149,9 +149,11 @@ def test_quirks_none_runs_the_scenarios_as_written(capsys: pytest.CaptureFixture
 
 
 def test_an_unknown_quirk_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "run", PARALLEL.path, "--adapter", USAGE_MUTANT, "--quirks=crlf")
+    code, _, err = run(
+        capsys, "run", PARALLEL.path, "--adapter", USAGE_MUTANT, "--quirks=padded_json"
+    )
     assert code == 2
-    assert "--quirks: openai-chat has no quirk 'crlf'" in err
+    assert "--quirks: openai-chat has no quirk 'padded_json'" in err
 
 
 @pytest.fixture

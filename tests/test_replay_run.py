@@ -63,9 +63,10 @@ def test_a_named_case_no_scenario_can_carry_is_a_usage_error() -> None:
 
 def test_a_quirk_the_dialect_lacks_is_a_usage_error_naming_its_quirks() -> None:
     with pytest.raises(UsageError) as raised:
-        cases_to_run([PARALLEL], CHAT_REFERENCE, quirks=("crlf",))
+        cases_to_run([PARALLEL], CHAT_REFERENCE, quirks=("padded_json",))
     assert str(raised.value).startswith(
-        "--quirks: openai-chat has no quirk 'crlf' (its quirks: same_index, no_index, "
+        "--quirks: openai-chat has no quirk 'padded_json' (its quirks: crlf, lone_cr, "
+        "ascii_escapes, same_index, no_index, "
     )
 
 

@@ -67,6 +67,7 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.mutants",
         "harness.adapters.driver.framing_mutants",
         "harness.adapters.driver.chunk_mutants",
+        "harness.adapters.driver.text_mutants",
     ),
 }
 

@@ -59,12 +59,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, line_ends
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
 from harness.wire.sse import LINE_END
 
 QUIRKS = {
+    "crlf": (
+        "CRLF line ends, as servers framing with sse-starlette write by default "
+        "(hey-api/hey-api#3054, iOfficeAI/aionrs#134)"
+    ),
+    "lone_cr": LONE_CR_QUIRK,
+    "ascii_escapes": ASCII_ESCAPES_QUIRK,
     "messages_snapshot": (
         "a MESSAGES_SNAPSHOT after each step repeating the run's text and tool calls under fresh "
         "message ids: a driver must not emit the calls again (ag-ui-protocol/ag-ui#1920)"
@@ -160,8 +167,8 @@ _RAW_SOURCES = {
 }
 
 
-def _sse(payload: dict[str, Any], origin: int) -> WireChunk:
-    data = f"data: {json.dumps(payload, separators=(',', ':'))}\n\n"
+def _sse(payload: dict[str, Any], origin: int, quirks: frozenset[str]) -> WireChunk:
+    data = line_ends(f"data: {dumps(payload, quirks)}\n\n", quirks)
     return WireChunk(data, origin, carries=payload["type"] not in _NOT_THE_TURN)
 
 
@@ -412,10 +419,10 @@ class _Encoder:
             kind = payload["type"]
             if kind in _RAW_SOURCES:
                 raw = {"event": _RAW_SOURCES[kind], "run_id": self.run_id, "data": {}}
-                self.out.append(_sse({"type": "RAW", "event": raw}, origin))
+                self.out.append(_sse({"type": "RAW", "event": raw}, origin, self.quirks))
             if kind.startswith(("TEXT_MESSAGE_", "TOOL_CALL_")):
                 payload = {**payload, "rawEvent": {"event": "on_chat_model_stream"}}
-        self.out.append(_sse(payload, origin))
+        self.out.append(_sse(payload, origin, self.quirks))
 
     @property
     def step_name(self) -> str:
@@ -423,7 +430,7 @@ class _Encoder:
 
     def event(self, event: dv.TurnEvent, origin: int) -> None:
         if isinstance(event, dv.Ping):
-            self.out.append(WireChunk(": ping\n\n", origin, carries=False))
+            self.out.append(WireChunk(line_ends(": ping\n\n", self.quirks), origin, carries=False))
             return
         before = len(self.out)
         ended = False

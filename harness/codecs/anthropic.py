@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harness.codecs.base import misshapen, need
+from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, line_end
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
@@ -21,6 +22,8 @@ from harness.wire import WireError, json_data, parse_sse
 QUIRKS = {
     "ping_every_3": "a ping event after every third event",
     "crlf": "CRLF line ends",
+    "lone_cr": LONE_CR_QUIRK,
+    "ascii_escapes": ASCII_ESCAPES_QUIRK,
     "padded_json": "spaces inside and around the data JSON",
     "duplicate_message_start": (
         "message_start sent twice; gateway-only: LiteLLM proxy, bifrost (BerriAI/litellm#32478, "
@@ -61,10 +64,10 @@ SIGNATURE = "EoQDCm0IDhgCKkBoYXJuZXNzLXNpZ25hdHVyZS1ub3QtcmVhbA=="
 
 def _sse(name: str, payload: dict[str, Any], origin: int, quirks: frozenset[str]) -> WireChunk:
     if "padded_json" in quirks:
-        data = "  " + json.dumps(payload, separators=(" , ", " : ")) + "  "
+        data = "  " + dumps(payload, quirks, separators=(" , ", " : ")) + "  "
     else:
-        data = json.dumps(payload, separators=(",", ":"))
-    end = "\r\n" if "crlf" in quirks else "\n"
+        data = dumps(payload, quirks)
+    end = line_end(quirks)
     if "no_event_lines" in quirks:
         return WireChunk(f"data: {data}{end}{end}", origin)
     return WireChunk(f"event: {name}{end}data: {data}{end}{end}", origin)

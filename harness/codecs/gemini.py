@@ -75,6 +75,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.codecs.text import (
+    ASCII_ESCAPES,
+    ASCII_ESCAPES_QUIRK,
+    LONE_CR_QUIRK,
+    dumps,
+    line_end,
+)
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import DONE, WireError, json_data, parse_json_array_stream, parse_sse
@@ -105,6 +112,7 @@ _SHARED_QUIRKS = {
         "a finishMessage beside the finishReason of a response that made function calls "
         "(llm-gemini test_tools.yaml)"
     ),
+    "ascii_escapes": ASCII_ESCAPES_QUIRK,
     "streamed_args": (
         "function-call arguments stream as partialArgs (jsonPath, stringValue pieces with "
         "willContinue), each call ended by an empty functionCall (Vertex "
@@ -113,6 +121,7 @@ _SHARED_QUIRKS = {
 }
 SSE_QUIRKS = {
     "crlf": "CRLF line ends (pydantic-ai's recordings of alt=sse)",
+    "lone_cr": LONE_CR_QUIRK,
     **_SHARED_QUIRKS,
 }
 ARRAY_QUIRKS = {
@@ -930,10 +939,10 @@ class GeminiSSECodec(_GeminiCodec):
         payloads: list[dict[str, Any]],
         quirks: frozenset[str],
     ) -> tuple[WireChunk, ...]:
-        end = "\r\n" if "crlf" in quirks else "\n"
+        end = line_end(quirks)
         return tuple(
             WireChunk(
-                f"data: {json.dumps(p, ensure_ascii=False, separators=(',', ':'))}{end}{end}",
+                f"data: {dumps(p, quirks)}{end}{end}",
                 e.origin,
                 e.carries,
             )
@@ -969,7 +978,7 @@ class GeminiArrayCodec(_GeminiCodec):
         out: list[WireChunk] = []
         for n, (element, payload) in enumerate(zip(elements, payloads, strict=True)):
             text = ("[" if n == 0 else "\n,\r\n") + json.dumps(
-                payload, indent=2, ensure_ascii=False
+                payload, indent=2, ensure_ascii=ASCII_ESCAPES in quirks
             )
             if "split_elements" in quirks:
                 cut = len(text) // 2

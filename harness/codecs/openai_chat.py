@@ -10,11 +10,18 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harness.codecs.base import misshapen, need
+from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, line_ends
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import DONE, WireError, json_data, parse_sse
 
 QUIRKS = {
+    "crlf": (
+        "CRLF line ends: Azure-hosted OpenAI models and OpenAI-compatible servers "
+        "(Continuum-AI-Corp/OrcaRouter-Lite#98, farion1231/cc-switch#1787)"
+    ),
+    "lone_cr": LONE_CR_QUIRK,
+    "ascii_escapes": ASCII_ESCAPES_QUIRK,
     "same_index": (
         "every parallel call streams at index 0; gateway-only: Ollama through LiteLLM, "
         "Groq, relays of Gemini (huggingface/smolagents#1569, BerriAI/litellm#7621, "
@@ -174,7 +181,7 @@ def _data(
 ) -> WireChunk:
     if "obfuscation" in quirks:
         payload = {**payload, "obfuscation": _obfuscation(json.dumps(payload))}
-    return WireChunk(f"data: {json.dumps(payload, separators=(',', ':'))}\n\n", origin, carries)
+    return WireChunk(line_ends(f"data: {dumps(payload, quirks)}\n\n", quirks), origin, carries)
 
 
 def _dress_delta(delta: dict[str, Any], quirks: frozenset[str]) -> dict[str, Any]:
@@ -280,7 +287,7 @@ class OpenAIChatCodec:
             role = {"role": "assistant", "content": None}
         for i, event in enumerate(turn):
             if "keep_alive" in quirks and out:
-                out.append(WireChunk(": keep-alive\n\n", i, carries=False))
+                out.append(WireChunk(line_ends(": keep-alive\n\n", quirks), i, carries=False))
             if isinstance(event, dv.CycleStart):
                 message_id = event.message_id
                 if "prompt_filter_first_chunk" in quirks:
@@ -345,7 +352,9 @@ class OpenAIChatCodec:
                         usage |= {"service_tier": "default", "system_fingerprint": "fp_harness"}
                     out.append(_data(usage, i, quirks))
                 if "no_done" not in quirks:
-                    out.append(WireChunk("data: [DONE]\n\n", i))
+                    out.append(WireChunk(line_ends("data: [DONE]
+
+", quirks), i))
         return tuple(_coalesced(out, quirks))
 
     def _call_delta(

@@ -42,16 +42,25 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.codecs.text import (
+    ASCII_ESCAPES_QUIRK,
+    CRLF_GATEWAY_QUIRK,
+    LONE_CR_QUIRK,
+    dumps,
+    line_ends,
+)
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
 
 QUIRKS = {
+    "crlf": CRLF_GATEWAY_QUIRK,
+    "lone_cr": LONE_CR_QUIRK,
+    "ascii_escapes": ASCII_ESCAPES_QUIRK,
     "obfuscation": "an 'obfuscation' padding field on every delta event, as real traffic has",
     "no_done_events": (
         "no *.done events (function_call_arguments.done, output_item.done, output_text.done, "
@@ -344,10 +353,10 @@ class OpenAIResponsesCodec:
         out: list[WireChunk] = []
         for number, (w, origin) in enumerate(zip(wire, origins, strict=True)):
             payload = {"type": w.kind, **w.payload, "sequence_number": number}
-            data = json.dumps(payload, separators=(",", ":"))
-            text = f"data: {data}\n\n"
+            text = f"data: {dumps(payload, quirks)}\n\n"
             if "no_event_lines" not in quirks:
                 text = f"event: {w.kind}\n{text}"
+            text = line_ends(text, quirks)
             out.append(WireChunk(text, origin, w.carries, event=w.origin))
         return tuple(out)
 

@@ -57,8 +57,8 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
 
 #: Per layer, the modules whose ``@mutant`` classes are its bundled mutants, in listing order
 _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
-    "session": ("harness.adapters.session.mutants",),
-    "history": ("harness.adapters.history.mutants",),
+    "session": ("harness.adapters.session.mutants", "harness.adapters.session.comparison_mutants"),
+    "history": ("harness.adapters.history.mutants", "harness.adapters.history.comparison_mutants"),
     "driver": ("harness.adapters.driver.mutants", "harness.adapters.driver.framing_mutants"),
 }
 

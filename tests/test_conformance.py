@@ -75,6 +75,11 @@ CAUGHT_BY = {
     "driver-mutant-ag-ui-end-closes-latest-call": {"order"},
     "driver-mutant-ag-ui-step-end-discards-open-calls": {"emit-once-early"},
     "history-mutant-result-after-user-text": {"results-first"},
+    # bugs no specific rule targets: only the comparison with the reference consumer sees them
+    "session-mutant-stream-response-kept-first": {"reference-comparison"},
+    "session-mutant-subsession-deltas-dropped": {"reference-comparison"},
+    "history-mutant-request-drops-text-beside-results": {"history-reference-comparison"},
+    "history-mutant-arguments-not-stored": {"history-reference-comparison"},
 }
 
 

@@ -144,7 +144,7 @@ def test_bad_adapter_references_are_usage_errors(reference, words):
 def test_violation_points_at_the_event_and_its_line(scenario):
     result = replay(scenario, "session-mutant-no-message-updated")
     assert result.status == "fail"
-    (violation,) = [v for v in result.violations if v.cause is None]  # the root cause
+    (violation,) = result.violations
     completed = next(i for i, e in enumerate(scenario.trace) if e.kind == "tool_completed")
     assert (violation.rule, violation.event_index, result.line_of(violation)) == (
         "backward-attachment",

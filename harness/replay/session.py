@@ -210,8 +210,10 @@ class SessionReplay:
         self.finish(progress)
 
     def finish(self, progress: Progress) -> None:
-        """The differences from the reference consumer, once every point is observed."""
-        if self.oracle is not None:
+        """A difference from the reference consumer, once every point is observed, if no
+        specific rule found anything: the comparison stands behind them, it does not repeat
+        them."""
+        if self.oracle is not None and not self.found:
             with progress.harness():
                 for violation in self.oracle.finish():
                     self.found.setdefault(
@@ -336,7 +338,7 @@ class SessionReplay:
     ) -> None:
         if checkpoint.final and transcript is not None:
             self.observation = Observation(notes, transcript)
-        if self.oracle is not None:
+        if self.oracle is not None and not self.found:
             self.oracle.session(checkpoint, notes, transcript)
         if not checkpoint.full and notifications_as_expected(self.ledger, checkpoint.index, notes):
             return  # what a notifications rule may find is a notification not as expected

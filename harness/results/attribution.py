@@ -15,10 +15,6 @@ from collections.abc import Iterable
 
 from harness.rules.registry import RULES, Violation
 
-#: rules of this precedence or more check behind every specific rule: a violation of one follows
-#: from any specific rule's violation in the same replay
-BEHIND = 90
-
 
 def attribute_causes(violations: Iterable[Violation]) -> tuple[Violation, ...]:
     """The violations with each consequence pointing at its root cause, roots first, each
@@ -53,16 +49,13 @@ def attribute_causes(violations: Iterable[Violation]) -> tuple[Violation, ...]:
 
     tops = [root_of(v) for v in roots.values()]
     first = min(tops, key=lambda v: (v.event_index, rank(v))) if tops else None
-    # a check behind every specific rule (the reference comparison) follows from any of theirs
-    specific = [v for v in found if rank(v)[0] < BEHIND]
-    first_specific = first or min(specific, key=lambda v: (v.event_index, rank(v)), default=None)
     heads: list[Violation] = []
     under: dict[int, list[Violation]] = {}  # id of a root -> its consequences
     for v in found:
         root: Violation | None = root_of(v) if v.subject else None
         known = RULES.get(v.rule)
-        if root is None and known is not None and known.derived:
-            root = first if known.precedence < BEHIND else first_specific
+        if root is None and known is not None and known.derived and first is not None:
+            root = first
         earlier = first_seen[v.rule, v.message]
         if earlier is not v:
             root = root_of(earlier) if earlier.subject else earlier

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 from harness.model import session as ev
 from harness.model.history import (
     HistoryMessage,
-    TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -200,7 +199,7 @@ def _answered(marks: TraceMarks, session_id: str, call_id: str, c: int) -> bool:
 
 def _blocks(
     message: HistoryMessage, marks: TraceMarks, session_id: str, c: int, projection: str
-) -> tuple[list[list[Any]], list[list[Any]]]:
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A message's results (sorted) and its other blocks, in order but for the calls next to
     each other (sorted); a call without a result yet, and the result written for it, left out."""
     results: list[dict[str, Any]] = []
@@ -319,7 +318,10 @@ def differences(expected: Any, observed: Any, path: str = "") -> Iterator[tuple[
         if len(expected) > len(observed):
             yield f"{path}[{len(observed)}]", f"expected {_short(expected[len(observed)])}, missing"
         elif len(observed) > len(expected):
-            yield f"{path}[{len(expected)}]", f"not expected, observed {_short(observed[len(expected)])}"
+            yield (
+                f"{path}[{len(expected)}]",
+                f"not expected, observed {_short(observed[len(expected)])}",
+            )
         return
     if expected != observed:
         yield path, f"expected {_short(expected)}, observed {_short(observed)}"
@@ -347,14 +349,21 @@ def _findings(facts: ReferenceFacts) -> Iterator[Finding]:
 
 
 _NORMALISED = (
-    "after normalising what the contract leaves free (docs/ADAPTERS.md, \"What the reference "
-    "comparison leaves free\"); reported only where no specific rule explains the failure first"
+    'after normalising what the contract leaves free (docs/ADAPTERS.md, "What the reference '
+    'comparison leaves free"); checked only where no specific rule finds anything in the replay, '
+    "and reported once, at the first point that differs"
 )
+
+
+#: the comparison reads its own facts (``ReferenceFacts``), not its layer's: its layers are
+#: named as plain strings, which the typed overloads of ``rule`` leave to the general one
+_SESSION: str = "session"
+_HISTORY: str = "history"
 
 
 @rule(
     SESSION_RULE,
-    layer="session",
+    layer=_SESSION,
     statement=(
         "At every observation point, the notifications and the whole transcript (every session's "
         "messages with their ids, roles and text, their attached calls with name, input, result "
@@ -363,7 +372,6 @@ _NORMALISED = (
     ),
     source="the observation contract (docs/ADAPTERS.md); harness/adapters/session/reference.py",
     precedence=90,
-    derived=True,
 )
 def reference_comparison(facts: ReferenceFacts) -> Iterator[Finding]:
     return _findings(facts)
@@ -371,7 +379,7 @@ def reference_comparison(facts: ReferenceFacts) -> Iterator[Finding]:
 
 @rule(
     HISTORY_RULE,
-    layer="history",
+    layer=_HISTORY,
     statement=(
         "At every observation point, each top-level session's stored history and request (every "
         "message's role and blocks: text, thinking, tool_use with name and arguments, tool_result "
@@ -381,7 +389,6 @@ def reference_comparison(facts: ReferenceFacts) -> Iterator[Finding]:
     ),
     source="the history contract (docs/ADAPTERS.md); harness/adapters/history/reference.py",
     precedence=90,
-    derived=True,
 )
 def history_reference_comparison(facts: ReferenceFacts) -> Iterator[Finding]:
     return _findings(facts)

@@ -66,5 +66,3 @@ class ArgumentsNotStored(ReferenceHistoryStore):
         store = super().store_for(event)
         store.__class__ = _UsesWithoutArguments
         return store
-
-

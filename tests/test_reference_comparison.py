@@ -146,7 +146,7 @@ trace:
   - interaction_end: {id: i1}
 """
     )
-    made = []
+    made: list[Any] = []
     real = reference_replay._replayed
 
     def counting(*args: Any) -> Any:

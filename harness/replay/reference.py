@@ -17,13 +17,13 @@ from harness.rules.reference import (
     REFERENCE_RULES,
     ReferenceComparison,
     ReferencePoints,
-    TraceMarks,
     trace_marks,
 )
 from harness.scenario import SessionScenario
 
-_Expected = tuple[TraceMarks, ReferencePoints] | None
-_EXPECTED: weakref.WeakKeyDictionary[SessionScenario, _Expected] = weakref.WeakKeyDictionary()
+_EXPECTED: weakref.WeakKeyDictionary[SessionScenario, ReferencePoints | None] = (
+    weakref.WeakKeyDictionary()
+)
 _LOCK = threading.Lock()
 
 
@@ -44,12 +44,12 @@ def _replayed(scenario: SessionScenario, points: ReferencePoints) -> ReferencePo
     return points
 
 
-def _expected(scenario: SessionScenario) -> _Expected:
+def expected(scenario: SessionScenario) -> ReferencePoints | None:
+    """The reference's observations of the scenario, one hash per point: made once per
+    scenario, for every adapter after."""
     with _LOCK:
         if scenario not in _EXPECTED:
-            marks = trace_marks(scenario.trace)
-            points = _replayed(scenario, ReferencePoints(marks))
-            _EXPECTED[scenario] = None if points is None else (marks, points)
+            _EXPECTED[scenario] = _replayed(scenario, ReferencePoints(trace_marks(scenario.trace)))
         return _EXPECTED[scenario]
 
 
@@ -60,12 +60,11 @@ def compare_with_reference(run: SessionReplay, adapter: str, rules: list[Any]) -
     comparison = next((r for r in rules if r.id in REFERENCE_RULES), None)
     if comparison is None or adapter == reference_name(scenario):
         return
-    expected = _expected(scenario)
-    if expected is None:
-        return
-    marks, points = expected
 
     def again(indices: frozenset[int]) -> ReferencePoints | None:
-        return _replayed(scenario, ReferencePoints(marks, indices))
+        points = expected(scenario)
+        return (
+            None if points is None else _replayed(scenario, ReferencePoints(points.marks, indices))
+        )
 
-    run.oracle = ReferenceComparison(marks, points, comparison.check, again)
+    run.oracle = ReferenceComparison(lambda: expected(scenario), comparison.check, again)

@@ -434,21 +434,34 @@ class ReferenceComparison(ReferencePoints):
     """A consumer's observations against the reference's, up to the first point where they
     differ; at the end that point is explained with the reference's observation there, made
     again by ``again(index)``. One violation: what differs later most often follows from the
-    first difference, and a reader mends that one first."""
+    first difference, and a reader mends that one first.
+
+    The reference's observations are asked of ``expected`` when first needed (a replay whose
+    specific rules fail before its first observation point never needs them); None from it
+    means there is nothing to compare with."""
 
     def __init__(
         self,
-        marks: TraceMarks,
-        expected: ReferencePoints,
+        expected: Callable[[], ReferencePoints | None],
         check: Callable[[ReferenceFacts], Iterator[Violation]],
         again: Callable[[frozenset[int]], ReferencePoints | None],
     ) -> None:
-        super().__init__(marks)
-        self.expected = expected.hashes
+        self.load: Callable[[], ReferencePoints | None] | None = expected
+        self.expected: dict[tuple[int, str], int] = {}
         self.check = check
         self.again = again
         #: the first point that differs: (its projection, the point, the consumer's observation)
         self.differing: tuple[str, ObservationPoint, Any] | None = None
+        self.off = False
+
+    def _ready(self) -> bool:
+        if self.load is not None:
+            points, self.load = self.load(), None
+            if points is None:
+                self.off = True
+            else:
+                self.marks, self.expected = points.marks, points.hashes
+        return not self.off and self.differing is None
 
     def _differs(self, checkpoint: ObservationPoint, projection: str, data: Any) -> None:
         if self.expected.get((checkpoint.index, projection)) != fingerprint(data):
@@ -460,12 +473,12 @@ class ReferenceComparison(ReferencePoints):
         notes: tuple[Notification, ...],
         transcript: Transcript | None,
     ) -> None:
-        if self.differing is None:
+        if self._ready():
             c = checkpoint.index
             self._differs(checkpoint, "", session_data(self.marks, c, notes, transcript))
 
     def history(self, checkpoint: ObservationPoint, sessions: Mapping[str, StoredSession]) -> None:
-        if self.differing is None:
+        if self._ready():
             c = checkpoint.index
             projection = projection_of(sessions)
             self._differs(checkpoint, projection, history_data(self.marks, c, sessions, projection))

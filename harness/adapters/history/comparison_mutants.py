@@ -14,25 +14,6 @@ mutant = mutant_registrar("history")
 
 
 @mutant(
-    "system-message-stored-as-user",
-    "A system message (a notice for the user, not said by the user) is persisted as the user's "
-    "own text, so the model reads it as something the user wrote.",
-)
-class SystemMessageStoredAsUser(ReferenceHistoryStore):
-    def feed(self, event: ev.SessionEvent) -> None:
-        if isinstance(event, ev.SystemMessage):
-            as_user = ev.UserMessage(
-                session_id=event.session_id,
-                parent_session_id=event.parent_session_id,
-                message_id="",
-                text=event.text,
-            )
-            self.on_user_message(as_user, self.store_for(event))
-            return
-        super().feed(event)
-
-
-@mutant(
     "request-drops-text-beside-results",
     "The converter sends only the tool_result blocks of a user message that holds results, so "
     "the user's words typed after an interrupted call never reach the model.",

@@ -2,26 +2,17 @@
 point is compared with what the bundled reference consumer shows there for the same trace.
 
 Each specific rule explains one kind of failure well; this one catches what none of them names.
-Both observations are first normalised, so that what the contract leaves to the consumer does
-not count (docs/ADAPTERS.md, "What the reference comparison leaves free"):
+Both observations are first normalised (``session_data``, ``history_data``), so that what the
+contract leaves to the consumer does not count: made-up message ids, the order of what rules
+match by id, a call without a result yet and whatever the consumer wrote for it, empty blocks,
+what a request's shape cannot carry. docs/ADAPTERS.md ("What the reference comparison leaves
+free") lists each freedom with its reason; the two change together.
 
-- message ids the consumer made up (a message rebuilt from history), and every message id in a
-  rebuilt transcript, which the contract does not ask for;
-- the wording of a result the consumer wrote itself (a call closed as interrupted, a
-  placeholder the converter added): a result whose call has no result in the trace yet;
-- the order of notifications, of sessions, of ``tool_streams`` entries and of "message updated"
-  notices, and how many times the same notice was emitted;
-- sessions the consumer shows with nothing in them;
-- empty text and thinking blocks, and messages left without blocks, in a stored history or a
-  request; the order of the results within one user message;
-- a request in the OpenAI Chat shape carries no ``is_error`` and no thinking: both are left out
-  of the reference's request it is compared with;
-- after a resume, the entries of streams that began before it (docs/SCENARIOS.md, "What a resume
-  keeps").
-
-A replay keeps, per observation point, only a hash of the reference's normalised observation;
-the observation itself is made again (one more replay of the reference) for the few points where
-the consumer's differs, to say how.
+The comparison speaks only where no specific rule found anything in the replay, once, at the
+first point that differs (``ReferenceComparison``). A replay keeps one hash of the reference's
+normalised observation per observation point (``ReferencePoints``, made once per scenario by
+``harness.replay.reference``); the reference's full observation is made again, by one more
+replay of it, only for the point where the consumer's differs, to say how.
 """
 
 from __future__ import annotations

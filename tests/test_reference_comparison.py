@@ -42,6 +42,7 @@ HISTORY = [as_session(s) for s in SCENARIOS if s.layer == "history"]
 ONLY_THE_COMPARISON = {
     "session-mutant-stream-response-kept-first": SESSION_RULE,
     "session-mutant-subsession-deltas-dropped": SESSION_RULE,
+    "session-mutant-subsession-thoughts-as-text": SESSION_RULE,
     "history-mutant-request-drops-text-beside-results": HISTORY_RULE,
     "history-mutant-arguments-not-stored": HISTORY_RULE,
 }

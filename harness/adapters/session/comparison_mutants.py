@@ -34,3 +34,16 @@ class SubsessionDeltasDropped(ReferenceSessionConsumer):
     def on_message_delta(self, event: ev.MessageDelta) -> None:
         if event.parent_session_id is None:
             super().on_message_delta(event)
+
+
+@mutant(
+    "subsession-thoughts-as-text",
+    "A sub-agent's thought messages are shown as its answers (role assistant): the consumer "
+    "reads the role only from top-level events.",
+)
+class SubsessionThoughtsAsText(ReferenceSessionConsumer):
+    def on_message_start(self, event: ev.MessageStart) -> None:
+        super().on_message_start(event)
+        message = self.session(event).by_id[event.message_id]
+        if event.parent_session_id is not None and message.role == "thought":
+            message.role = "assistant"

@@ -161,6 +161,31 @@ trace:
     assert len(made) == 1
 
 
+PLAIN_TEXT_REQUEST = """\
+id: plain-text-request
+title: a request of plain text only reads the same in both shapes
+description: found by exploring history-openai-reference
+source: tests
+layer: history
+observe: every_event
+trace:
+  - user_message: {id: u1, text: "Sum it up."}
+  - interaction_start: {id: i1}
+  - message: {id: m1, text: "Reading step 1."}
+  - message: {id: m2, role: thought, text: "Comparing step 2."}
+  - interaction_end: {id: i1}
+  - user_turn_start:
+"""
+
+
+def test_a_request_of_plain_text_is_compared_in_what_both_shapes_carry() -> None:
+    """The OpenAI converter's request, text only, is read as Anthropic's (plain text reads the
+    same in both); it holds no thinking, which its shape cannot carry."""
+    scenario = parse_session(PLAIN_TEXT_REQUEST)
+    result = replay(scenario, "history-openai-reference")
+    assert result.status == "pass", [v.message for v in result.violations]
+
+
 # -- what the normalisation leaves free -----------------------------------------------------------
 
 TRACE = """\

@@ -270,10 +270,34 @@ def history_data(
     return data
 
 
+#: block types only the Anthropic shape has: a request holding one can carry thinking and
+#: error flags
+_ANTHROPIC_BLOCKS = frozenset({"thinking", "redacted_thinking", "tool_use", "tool_result"})
+
+
+def _anthropic(session: StoredSession) -> bool:
+    """Whether the session's request is in a shape that carries thinking and error flags: the
+    neutral one, or one holding a block only the Anthropic shape has (plain text reads the same
+    in both shapes)."""
+    if session.shape == "neutral":
+        return True
+    if session.shape != "anthropic" or not isinstance(session.raw_request, list):
+        return False
+    for message in session.raw_request:
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list) and any(
+            isinstance(part, Mapping) and part.get("type") in _ANTHROPIC_BLOCKS
+            for part in content
+        ):
+            return True
+    return False
+
+
 def projection_of(sessions: Mapping[str, StoredSession]) -> str:
-    """The projection a consumer's requests are compared in: OpenAI's when it sends that shape."""
-    shapes = {s.shape for s in sessions.values()}
-    return "openai" if shapes == {"openai"} else "anthropic"
+    """The projection a consumer's requests are compared in: all of them, unless none of its
+    requests shows the Anthropic shape (OpenAI's Chat shape, or plain text that reads the same
+    in both), then what OpenAI's carries."""
+    return "anthropic" if any(_anthropic(s) for s in sessions.values()) else "openai"
 
 
 def fingerprint(data: Any) -> int:

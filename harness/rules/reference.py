@@ -286,8 +286,7 @@ def _anthropic(session: StoredSession) -> bool:
     for message in session.raw_request:
         content = message.get("content") if isinstance(message, Mapping) else None
         if isinstance(content, list) and any(
-            isinstance(part, Mapping) and part.get("type") in _ANTHROPIC_BLOCKS
-            for part in content
+            isinstance(part, Mapping) and part.get("type") in _ANTHROPIC_BLOCKS for part in content
         ):
             return True
     return False

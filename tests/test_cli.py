@@ -72,6 +72,8 @@ def test_rule_selection_by_id(capsys):
         "session-mutant-no-message-updated",
         "--skip-rule",
         "backward-attachment",
+        "--skip-rule",  # which would see the missing notice behind it
+        "reference-comparison",
     )
     assert code == 0
 

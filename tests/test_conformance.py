@@ -115,6 +115,12 @@ CAUGHT_BY = {
     "driver-mutant-gemini-json-array-thought-as-text": {"order"},
     "driver-mutant-responses-reasoning-as-text": {"order"},
     "driver-mutant-ag-ui-thinking-as-text": {"order"},
+    # bugs no specific rule targets: only the comparison with the reference consumer sees them
+    "session-mutant-stream-response-kept-first": {"reference-comparison"},
+    "session-mutant-subsession-deltas-dropped": {"reference-comparison"},
+    "session-mutant-subsession-thoughts-as-text": {"reference-comparison"},
+    "history-mutant-request-drops-text-beside-results": {"history-reference-comparison"},
+    "history-mutant-arguments-not-stored": {"history-reference-comparison"},
 }
 
 

@@ -68,7 +68,8 @@ def test_a_teams_rule_catches_its_bug_only_while_registered(team_rules: ModuleTy
 def test_the_rule_is_gone_after_its_test() -> None:
     scenario = harness.load_scenario(SCENARIO)
     bubble = harness.AdapterInfo("bubble", "session", "external", LeavesTypingBubble)
-    assert harness.replay(scenario, bubble).status == "pass"
+    # without the team's rule, only the comparison with the reference consumer sees the bubble
+    assert harness.replay(scenario, bubble).rules_broken == ("reference-comparison",)
 
 
 def _mypy(path: Path) -> subprocess.CompletedProcess[str]:

@@ -87,7 +87,10 @@ def test_a_resume_finishes_the_calls_its_history_holds_results_for():
     resume = next(i for i, e in enumerate(scenario.trace) if e.kind == "resume")
     before = {(s, c, status) for s, c, status, _ in ledger.notes_at[resume - 1]}
     after = {(s, c, status) for s, c, status, _ in ledger.notes_at[resume]}
-    assert before == {("main", "toolu_01RwRollout01", "using"), ("main", "toolu_01RwErrors02", "using")}
+    assert before == {
+        ("main", "toolu_01RwRollout01", "using"),
+        ("main", "toolu_01RwErrors02", "using"),
+    }
     assert after == {("main", "toolu_01RwErrors02", "using")}
     assert ledger.settled_at(("main", "toolu_01RwRollout01"), resume) == resume
     assert ledger.settled_at(("main", "toolu_01RwRollout01"), resume - 1) is None

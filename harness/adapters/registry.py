@@ -61,8 +61,13 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.session.mutants",
         "harness.adapters.session.flag_mutants",
         "harness.adapters.session.collision_mutants",
+        "harness.adapters.session.comparison_mutants",
     ),
-    "history": ("harness.adapters.history.mutants", "harness.adapters.history.request_mutants"),
+    "history": (
+        "harness.adapters.history.mutants",
+        "harness.adapters.history.request_mutants",
+        "harness.adapters.history.comparison_mutants",
+    ),
     "driver": (
         "harness.adapters.driver.mutants",
         "harness.adapters.driver.framing_mutants",

@@ -92,6 +92,8 @@ class HistoryReplay(SessionReplay):
             )
         if checkpoint.final:
             self.histories = sessions
+        if self.oracle is not None and not self.found:
+            self.oracle.history(checkpoint, sessions)
         context = HistoryFacts(self.ledger, self.trace, checkpoint, sessions)
         try:
             for rule in self.rules:

@@ -20,6 +20,7 @@ from harness.replay._watchdog import Hung, Progress, run_guarded
 from harness.replay.cases import cases_for
 from harness.replay.driver import DriverReplay
 from harness.replay.history import HistoryReplay
+from harness.replay.reference import compare_with_reference
 from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import SessionReplay
 from harness.results.attribution import attribute_causes
@@ -78,6 +79,7 @@ def replay(
         run = DriverReplay(scenario, rules, known)
     else:
         run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
+        compare_with_reference(run, info.name, rules)
     # the harness's own time is counted in it, apart from the adapter's: from here on, and
     # deriving the expectations just now
     progress = Progress(harness_seconds=time.perf_counter() - started)

@@ -28,6 +28,7 @@ from harness.model.observation import (
 )
 from harness.model.trace import Trace
 from harness.replay._watchdog import Progress
+from harness.rules.reference import REFERENCE_RULES, ReferencePoints
 from harness.rules.registry import Rule, Violation
 from harness.rules.session import ObservationPoint, SessionFacts, notifications_as_expected
 from harness.rules.session_ledger import SessionLedger
@@ -208,7 +209,9 @@ class SessionReplay:
         prepared = prepare(scenario)
         self.plan = prepared.plan
         self.ledger = prepared.ledger
-        self.rules = list(rules)
+        self.rules = [r for r in rules if r.id not in REFERENCE_RULES]
+        #: compares each observation with the reference consumer's (``replay/reference.py``)
+        self.oracle: ReferencePoints | None = None
         self.light_rules = [r for r in self.rules if r.needs == "notifications"]
         self.observation: Observation | None = None
         self.found: dict[tuple[str, int, str], Violation] = {}
@@ -252,6 +255,18 @@ class SessionReplay:
             ]
             with progress.harness():
                 self.check_answers(checkpoint, answers)
+        self.finish(progress)
+
+    def finish(self, progress: Progress) -> None:
+        """A difference from the reference consumer, once every point is observed, if no
+        specific rule found anything: the comparison stands behind them, it does not repeat
+        them."""
+        if self.oracle is not None and not self.found:
+            with progress.harness():
+                for violation in self.oracle.finish():
+                    self.found.setdefault(
+                        (violation.rule, violation.event_index, violation.message), violation
+                    )
 
     # The same loop as run(), kept apart on purpose: the sync hot path (100k events) then has no
     # await and no branch per event.
@@ -279,6 +294,7 @@ class SessionReplay:
                 ]
                 with progress.harness():
                     self.check_answers(checkpoint, answers)
+            self.finish(progress)
 
         task = loop.create_task(body())
 
@@ -370,6 +386,8 @@ class SessionReplay:
     ) -> None:
         if checkpoint.final and transcript is not None:
             self.observation = Observation(notes, transcript)
+        if self.oracle is not None and not self.found:
+            self.oracle.session(checkpoint, notes, transcript)
         if not checkpoint.full and notifications_as_expected(self.ledger, checkpoint.index, notes):
             return  # what a notifications rule may find is a notification not as expected
         context = SessionFacts(self.ledger, self.trace, checkpoint, notes, transcript)

@@ -352,9 +352,7 @@ class OpenAIChatCodec:
                         usage |= {"service_tier": "default", "system_fingerprint": "fp_harness"}
                     out.append(_data(usage, i, quirks))
                 if "no_done" not in quirks:
-                    out.append(WireChunk(line_ends("data: [DONE]
-
-", quirks), i))
+                    out.append(WireChunk(line_ends("data: [DONE]\n\n", quirks), i))
         return tuple(_coalesced(out, quirks))
 
     def _call_delta(

@@ -48,6 +48,7 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.reference:AnthropicDriver",
         "harness.adapters.driver.reference:AnthropicAgentDriver",
         "harness.adapters.driver.reference:OpenAIChatDriver",
+        "harness.adapters.driver.reference:OpenAIChatMessageDriver",
         "harness.adapters.driver.openai_responses:OpenAIResponsesDriver",
         "harness.adapters.driver.gemini:GeminiDriver",
         "harness.adapters.driver.gemini:GeminiJSONArrayDriver",
@@ -63,6 +64,7 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.mutants",
         "harness.adapters.driver.framing_mutants",
         "harness.adapters.driver.chunk_mutants",
+        "harness.adapters.driver.interleave_mutants",
     ),
 }
 
@@ -100,6 +102,8 @@ def _load_bundled() -> dict[str, AdapterInfo]:
         for cls in classes:
             dialect = getattr(cls, "dialect", None)
             reads = getattr(cls, "reads", "events")
+            if dialect and getattr(cls, "emits_calls", "per-call") != "per-call":
+                dialect = f"{dialect}-{cls.emits_calls}"  # a driver passing calls on later
             if dialect and reads != "events":
                 dialect = f"{dialect}-{reads}"  # the same driver reading bytes
             name = f"{layer}-{dialect}-reference" if dialect else f"{layer}-reference"

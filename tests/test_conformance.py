@@ -79,6 +79,8 @@ CAUGHT_BY = {
     "driver-mutant-openai-content-or-calls": {"emit-once-early"},
     "driver-mutant-openai-first-call-per-delta": {"emit-once-early"},
     "driver-mutant-openai-empty-delta-ends-call": {"strict-assembly"},
+    # a per-message driver: judged on the interleaved cases a per-call driver skips
+    "driver-mutant-openai-fragment-to-last-call": {"strict-assembly"},
     "history-mutant-result-after-user-text": {"results-first"},
 }
 

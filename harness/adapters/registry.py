@@ -48,11 +48,12 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.reference:AnthropicDriver",
         "harness.adapters.driver.reference:AnthropicAgentDriver",
         "harness.adapters.driver.reference:OpenAIChatDriver",
-        "harness.adapters.driver.reference:OpenAIChatMessageDriver",
         "harness.adapters.driver.openai_responses:OpenAIResponsesDriver",
         "harness.adapters.driver.gemini:GeminiDriver",
         "harness.adapters.driver.gemini:GeminiJSONArrayDriver",
         "harness.adapters.driver.ag_ui:AGUIDriver",
+        # a second driver of a dialect: named after what it does differently
+        "harness.adapters.driver.reference:OpenAIChatMessageDriver",
     ),
 }
 

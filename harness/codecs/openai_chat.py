@@ -547,13 +547,16 @@ def _interleaved(chunks: list[WireChunk], turn: Sequence[dv.TurnEvent]) -> list[
     for turn_of in itertools.zip_longest(*groups.values()):
         for piece in turn_of:
             mixed.extend(piece or ())
+    if mixed == chunks[first : last + 1]:
+        return chunks  # one call, or calls without fragments: nothing comes out of order
     told = max((c.origin for c in chunks[:first] if c.carries), default=-1)
     for at, chunk in enumerate(mixed):
-        if chunk.carries:
-            told = max(told, chunk.carried)
+        if not chunk.carries:
+            continue  # framing: it tells nothing of the turn wherever it goes
+        told = max(told, chunk.carried)
         if chunk.origin != told:
-            carried = chunk.carried if chunk.carries else -1
-            mixed[at] = WireChunk(chunk.data, told, chunk.carries, -1 if carried == told else carried)
+            carried = chunk.carried
+            mixed[at] = WireChunk(chunk.data, told, True, -1 if carried == told else carried)
     return [*chunks[:first], *mixed, *chunks[last + 1 :]]
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from harness.adapters.registry import BUNDLED
 from harness.codecs import dialects
+from harness.codecs.openai_chat import PER_MESSAGE_QUIRKS
 from harness.model import driver as dv
 from harness.replay import replay
 from harness.replay.cases import cases_for
@@ -157,7 +158,7 @@ def test_each_mutant_fails_exactly_the_cases_of_its_quirks(
         for c in cases
         if isinstance(c, DriverScenario)
         and quirks & set(c.quirks)
-        and not CHAT.per_message_quirks & set(c.quirks)
+        and not PER_MESSAGE_QUIRKS & set(c.quirks)
     }
     assert shown and failed == shown
     assert all(replay(c, reference).status == "pass" for c in cases if c.case_id in shown)

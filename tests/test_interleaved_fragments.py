@@ -45,7 +45,7 @@ TURN: tuple[dv.TurnEvent, ...] = (
 def call_entries(quirks: list[str]) -> list[dict[str, Any]]:
     """Every tool_calls entry of the turn's stream under ``quirks``, in order."""
     body = "".join(c.data for c in CHAT.encode(TURN, quirks))
-    out = []
+    out: list[dict[str, Any]] = []
     for event in parse_sse(body, source="t"):
         data = json_data(event)
         if isinstance(data, dict) and data.get("choices"):

@@ -14,6 +14,7 @@ import pytest
 from harness.adapters.registry import BUNDLED
 from harness.cli import main as harness_main
 from harness.codecs import dialects
+from harness.codecs.openai_chat import PER_MESSAGE_QUIRKS
 from harness.library import library_path
 from harness.replay import replay
 from harness.replay.cases import cases_for
@@ -112,7 +113,7 @@ def empty_choices(case: Scenario) -> bool:
 def per_message_only(case: Scenario) -> bool:
     """The case is judged only for drivers that pass calls on per message."""
     assert isinstance(case, DriverScenario)
-    return bool(CHAT.per_message_quirks & set(case.quirks))
+    return bool(PER_MESSAGE_QUIRKS & set(case.quirks))
 
 
 def test_a_mutant_only_a_quirk_shows_fails_exactly_the_cases_with_it() -> None:

@@ -103,8 +103,9 @@ def _load_bundled() -> dict[str, AdapterInfo]:
         for cls in classes:
             dialect = getattr(cls, "dialect", None)
             reads = getattr(cls, "reads", "events")
-            if dialect and getattr(cls, "emits_calls", "per-call") != "per-call":
-                dialect = f"{dialect}-{cls.emits_calls}"  # a driver passing calls on later
+            emits = getattr(cls, "emits_calls", "per-call")
+            if dialect and emits != "per-call":
+                dialect = f"{dialect}-{emits}"  # a driver passing calls on later
             if dialect and reads != "events":
                 dialect = f"{dialect}-{reads}"  # the same driver reading bytes
             name = f"{layer}-{dialect}-reference" if dialect else f"{layer}-reference"

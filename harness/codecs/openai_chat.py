@@ -526,9 +526,9 @@ def _interleaved(chunks: list[WireChunk], turn: Sequence[dv.TurnEvent]) -> list[
     owners: list[int | None] = []
     for chunk in chunks:
         event = turn[chunk.origin] if chunk.carries else None
-        owned = (
-            isinstance(event, dv.BlockStart) and event.block == "tool_use"
-        ) or isinstance(event, dv.ArgumentsDelta)
+        owned = (isinstance(event, dv.BlockStart) and event.block == "tool_use") or isinstance(
+            event, dv.ArgumentsDelta
+        )
         owners.append(event.index if owned and '"tool_calls"' in chunk.data else None)  # type: ignore[union-attr]
     span = [at for at, owner in enumerate(owners) if owner is not None]
     if not span:

@@ -97,7 +97,7 @@ class AsyncSource(_Source):
         self.closed = True
 
 
-def per_message_only(codec: Codec, quirks: Sequence[str], contract: str) -> str | None:
+def per_message_only(codec: Codec, quirks: Sequence[str], contract: object) -> str | None:
     """Why a per-call driver is not judged on a stream of these quirks, if it is not: after
     them (``per_message_quirks``: fragments of parallel calls interleave) the start of the next
     call no longer tells that a call is complete, and a dialect with no per-call end has no

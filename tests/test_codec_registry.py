@@ -232,6 +232,7 @@ def test_the_bundled_table_lists_each_layer_references_first() -> None:
     assert set(layers) == set(order)
     drivers = [n for n, i in BUNDLED.items() if i.layer == "driver" and i.kind == "reference"]
     events = [f"driver-{name}-reference" for name in dialects()]
+    events.append("driver-openai-chat-per-message-reference")  # a second driver of a dialect
     assert drivers == events + [n.replace("-reference", "-bytes-reference") for n in events]
     assert all(i.bug for i in BUNDLED.values() if i.kind == "mutant")
     assert all(name == info.name for name, info in BUNDLED.items())

@@ -87,6 +87,8 @@ CAUGHT_BY = {
     "driver-mutant-openai-content-or-calls": {"emit-once-early"},
     "driver-mutant-openai-first-call-per-delta": {"emit-once-early"},
     "driver-mutant-openai-empty-delta-ends-call": {"strict-assembly"},
+    # a per-message driver: judged on the interleaved cases a per-call driver skips
+    "driver-mutant-openai-fragment-to-last-call": {"strict-assembly"},
     "history-mutant-result-after-user-text": {"results-first"},
     # error flags, thinking in requests, the request while a call is open
     "session-mutant-error-flag-dropped-live": {"result-error-flag"},

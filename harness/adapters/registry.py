@@ -52,6 +52,8 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.gemini:GeminiDriver",
         "harness.adapters.driver.gemini:GeminiJSONArrayDriver",
         "harness.adapters.driver.ag_ui:AGUIDriver",
+        # a second driver of a dialect: named after what it does differently
+        "harness.adapters.driver.reference:OpenAIChatMessageDriver",
     ),
 }
 
@@ -72,7 +74,11 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.mutants",
         "harness.adapters.driver.framing_mutants",
         "harness.adapters.driver.chunk_mutants",
+<<<<<<< HEAD
         "harness.adapters.driver.text_mutants",
+=======
+        "harness.adapters.driver.interleave_mutants",
+>>>>>>> w-interleave
     ),
 }
 
@@ -110,6 +116,9 @@ def _load_bundled() -> dict[str, AdapterInfo]:
         for cls in classes:
             dialect = getattr(cls, "dialect", None)
             reads = getattr(cls, "reads", "events")
+            emits = getattr(cls, "emits_calls", "per-call")
+            if dialect and emits != "per-call":
+                dialect = f"{dialect}-{emits}"  # a driver passing calls on later
             if dialect and reads != "events":
                 dialect = f"{dialect}-{reads}"  # the same driver reading bytes
             name = f"{layer}-{dialect}-reference" if dialect else f"{layer}-reference"

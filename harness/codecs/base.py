@@ -32,6 +32,11 @@ class Codec(Protocol):
     end would wait for the next turn. By default the body ends with the turn, and reading on to
     its end is how a driver finds it.
 
+    A codec may also say ``per_message_quirks``: the quirks whose streams give no true signal
+    of when a call is complete (the fragments of parallel calls interleave), so their cases are
+    judged only for drivers that pass calls on per message (``emits_calls``); a per-call
+    driver skips them with the reason.
+
     A codec may also say ``content_type``: the media type of the HTTP body it writes, for
     ``harness serve`` (default ``text/event-stream``).
 

@@ -122,11 +122,20 @@ QUIRKS = {
         "DeepSeek on Volcengine, other compatible servers (karthink/gptel#799, "
         "earendil-works/pi#4228)"
     ),
+    "interleaved_fragments": (
+        "every call's header first, then the parallel calls' argument fragments in turn across "
+        "indices; gateway-only: gateways that relay parallel calls streamed side by side "
+        "(mcowger/plexus#694), met by clients fixed for it (QwenLM/Qwen-Agent#943, "
+        "continuedev/continue#13223)"
+    ),
     "empty_delta_mid_call": (
         "a chunk whose delta is empty between a call's argument fragments; gateway-only: "
         "vmlx's OpenAI-compatible server while it generates a call (jjang-ai/vmlx#219)"
     ),
 }
+
+#: the quirks after which no chunk tells a driver that a call is complete before the finish
+PER_MESSAGE_QUIRKS = frozenset({"interleaved_fragments"})
 
 #: the quirks that send each call whole in one chunk
 _WHOLE = frozenset({"whole_call_one_chunk", "whole_call_with_finish", "calls_in_one_chunk"})
@@ -243,6 +252,7 @@ def _content_filter_chunk(origin: int, quirks: frozenset[str]) -> WireChunk:
 class OpenAIChatCodec:
     name = "openai-chat"
     quirks = QUIRKS
+    per_message_quirks = PER_MESSAGE_QUIRKS
 
     def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
         cycles = sum(isinstance(e, dv.CycleStart) for e in turn)
@@ -257,6 +267,8 @@ class OpenAIChatCodec:
             return "Chat Completions has no server-side tools"
         if any(isinstance(e, dv.ArgumentsDelta) and not e.fragment for e in turn):
             return "an empty argument fragment leaves no trace in Chat Completions"
+        if "interleaved_fragments" in quirks and {"same_index", "no_index"} & set(quirks):
+            return "interleaved fragments are told apart only by their calls' distinct indices"
         return _one_call_at_a_time(turn)
 
     def encode(
@@ -353,6 +365,8 @@ class OpenAIChatCodec:
                     out.append(_data(usage, i, quirks))
                 if "no_done" not in quirks:
                     out.append(WireChunk(line_ends("data: [DONE]\n\n", quirks), i))
+        if "interleaved_fragments" in quirks:
+            out = _interleaved(out, turn)
         return tuple(_coalesced(out, quirks))
 
     def _call_delta(
@@ -508,6 +522,49 @@ class _Reader:
             self.close_blocks(self.last_line)
             self.out.append(dv.CycleStop(line=self.last_line))
         return tuple(self.out)
+
+
+def _interleaved(chunks: list[WireChunk], turn: Sequence[dv.TurnEvent]) -> list[WireChunk]:
+    """The message's calls sent side by side: from the first call chunk to the last, one chunk
+    of each call in turn (every header, then every first fragment, and so on), each chunk
+    without content kept behind the one before it. Once a later call's header is read the
+    turn is told past the earlier calls' ends, though their fragments still come: each chunk
+    is told up to the furthest event read so far and carries its own (``WireChunk.event``)."""
+    owners: list[int | None] = []
+    for chunk in chunks:
+        event = turn[chunk.origin] if chunk.carries else None
+        owned = (isinstance(event, dv.BlockStart) and event.block == "tool_use") or isinstance(
+            event, dv.ArgumentsDelta
+        )
+        owners.append(event.index if owned and '"tool_calls"' in chunk.data else None)  # type: ignore[union-attr]
+    span = [at for at, owner in enumerate(owners) if owner is not None]
+    if not span:
+        return chunks
+    first, last = span[0], span[-1]
+    groups: dict[int, list[list[WireChunk]]] = {}  # call -> its chunks, each with its filler
+    for at in range(first, last + 1):
+        owner = owners[at]
+        if owner is not None:
+            groups.setdefault(owner, []).append([chunks[at]])
+        elif chunks[at].carries:
+            return chunks  # something else amid the calls: nothing to send side by side
+        else:
+            groups[owners[max(a for a in span if a < at)]][-1].append(chunks[at])  # type: ignore[index]
+    mixed: list[WireChunk] = []
+    for turn_of in itertools.zip_longest(*groups.values()):
+        for piece in turn_of:
+            mixed.extend(piece or ())
+    if mixed == chunks[first : last + 1]:
+        return chunks  # one call, or calls without fragments: nothing comes out of order
+    told = max((c.origin for c in chunks[:first] if c.carries), default=-1)
+    for at, chunk in enumerate(mixed):
+        if not chunk.carries:
+            continue  # framing: it tells nothing of the turn wherever it goes
+        told = max(told, chunk.carried)
+        if chunk.origin != told:
+            carried = chunk.carried
+            mixed[at] = WireChunk(chunk.data, told, True, -1 if carried == told else carried)
+    return [*chunks[:first], *mixed, *chunks[last + 1 :]]
 
 
 def _continues(turn: Sequence[dv.TurnEvent], i: int) -> bool:

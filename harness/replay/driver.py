@@ -97,6 +97,24 @@ class AsyncSource(_Source):
         self.closed = True
 
 
+def per_message_only(codec: Codec, quirks: Sequence[str], contract: object) -> str | None:
+    """Why a per-call driver is not judged on a stream of these quirks, if it is not: after
+    them (``per_message_quirks``: fragments of parallel calls interleave) the start of the next
+    call no longer tells that a call is complete, and a dialect with no per-call end has no
+    other signal, so no driver can both pass a call on as soon as it is complete on ordinary
+    streams and get it right on these. Only drivers that pass calls on per message are."""
+    if contract != "per-call":
+        return None
+    shown = [q for q in quirks if q in getattr(codec, "per_message_quirks", ())]
+    if not shown:
+        return None
+    return (
+        f"{codec.name} has no per-call end and under {', '.join(shown)} a call's fragments come "
+        "after the next call starts, so only drivers that pass calls on per message "
+        '(emits_calls = "per-message") are judged on it; this one passes them on per call'
+    )
+
+
 def recorded_chunks(scenario: DriverScenario) -> tuple[WireChunk, ...]:
     """A recorded stream's events as they arrived, each tied to the last canonical event the
     decoder read from it (by line: the decoders keep the stream's order, so one walk does)."""
@@ -139,6 +157,9 @@ class DriverReplay:
             return f"the scenario runs in {', '.join(self.scenario.dialects)}, not {dialect}"
         codec = codecs[dialect]
         reason = codec.can_express(self.scenario.turn, self.scenario.quirks)
+        if reason is not None:
+            return reason
+        reason = per_message_only(codec, self.scenario.quirks, declared_contract(adapter))
         if reason is not None:
             return reason
         cancel = self.scenario.cancel_after_reads

@@ -189,3 +189,53 @@ class OpenAIChatDriver:
             self.emitted += 1
             arguments = "".join(call["parts"])
             yield ToolCallOut(call["id"], call["name"], arguments, strict_json(arguments))
+
+
+class OpenAIChatMessageDriver(OpenAIChatDriver):
+    """OpenAI Chat Completions chunks, the message's calls passed on together when it finishes
+    (``emits_calls = "per-message"``): calls keyed by index as the per-call driver keys them,
+    none taken as complete when another starts, so fragments that interleave across indices
+    each reach their own call."""
+
+    emits_calls = "per-message"
+
+    def response(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        self.calls: list[dict[str, Any]] = []  # in the order they started
+        yield from super().response(chunks)
+
+    def choice(self, choice: dict[str, Any]) -> Iterator[DriverOutput]:
+        delta = choice.get("delta") or {}
+        if delta.get("content"):
+            yield TextOut(delta["content"])
+        for call in delta.get("tool_calls") or ():
+            self.gather(call)
+        if choice.get("finish_reason"):
+            self.finish_reason = choice["finish_reason"]
+            yield from self.complete()
+
+    def gather(self, call: dict[str, Any]) -> None:
+        """One call delta into its call: by index, a new id at a used index starting a new
+        call; without an index, the call started last unless the delta starts one."""
+        function = call.get("function") or {}
+        key = call.get("index")
+        known = self.by_index.get(key) if key is not None else self.current
+        begins = call.get("type") == "function" and call.get("id") and function.get("name")
+        if known is None or (begins and known.get("id") and known["id"] != call["id"]):
+            known = {"id": call.get("id") or "", "name": function.get("name") or "", "parts": []}
+            self.by_index[key] = known
+            self.calls.append(known)
+            self.current = known
+        elif call.get("id") and not known["id"]:
+            known["id"] = call["id"]
+        if function.get("arguments"):
+            known["parts"].append(function["arguments"])
+
+    def complete(self) -> Iterator[DriverOutput]:
+        """Every call of the message not passed on yet (at the finish, or where the stream
+        ends without one)."""
+        for call in self.calls:
+            if not call.get("emitted"):
+                call["emitted"] = True
+                self.emitted += 1
+                arguments = "".join(call["parts"])
+                yield ToolCallOut(call["id"], call["name"], arguments, strict_json(arguments))

@@ -41,6 +41,7 @@ from harness.model.driver import (
     ToolCallOut,
     TurnEnd,
     TurnEvent,
+    UNKNOWN_REASON,
     WireChunk,
 )
 from harness.model.observation import (
@@ -112,6 +113,7 @@ __all__ = [
     "Transcript",
     "TurnEnd",
     "TurnEvent",
+    "UNKNOWN_REASON",
     "UsageError",
     "Violation",
     "WireChunk",

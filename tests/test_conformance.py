@@ -66,6 +66,8 @@ CAUGHT_BY = {
     "driver-mutant-openai-finish-stop-drops-calls": {"emit-once-early"},
     "driver-mutant-openai-empty-arguments-crash": {"robust-framing"},
     "driver-mutant-openai-keys-by-id": {"strict-assembly"},
+    "driver-mutant-anthropic-ends-twice-wrong-reason": {"turn-lifetime"},
+    "driver-mutant-openai-chat-ends-twice-wrong-reason": {"turn-lifetime"},
     # these show only under a quirk of their dialect that no scenario asks for itself: the quirk
     # cross product runs every scenario under it
     "driver-mutant-gemini-first-call-per-response": {"emit-once-early"},

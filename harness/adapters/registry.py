@@ -63,6 +63,7 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.mutants",
         "harness.adapters.driver.framing_mutants",
         "harness.adapters.driver.turn_end_mutants",
+        "harness.adapters.driver.id_mutants",
     ),
 }
 

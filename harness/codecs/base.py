@@ -32,6 +32,11 @@ class Codec(Protocol):
     end would wait for the next turn. By default the body ends with the turn, and reading on to
     its end is how a driver finds it.
 
+    A codec whose servers may change a call's id mid-stream may offer
+    ``later_ids(chunks) -> {first id: last id}`` and name the quirks that do it in
+    ``changes_ids``: a driver may keep either id (the rules accept both), and the replay asks
+    for them on a recorded stream or a case with one of those quirks.
+
     A codec may also say ``content_type``: the media type of the HTTP body it writes, for
     ``harness serve`` (default ``text/event-stream``).
 

@@ -351,6 +351,21 @@ class OpenAIChatCodec:
         delta["function"] = function
         return delta
 
+    #: the quirks that give a call another id on later chunks (``later_ids``)
+    changes_ids = frozenset({"id_changes"})
+
+    def later_ids(self, chunks: Sequence[dv.WireChunk]) -> dict[str, str]:
+        """Each call whose later chunks carry another id: its first id -> the last one."""
+        reader = _Reader("stream", 0)
+        body = "".join(chunk.data for chunk in chunks)
+        try:
+            for event in parse_sse(body, source="stream"):
+                if reader.chunk(json_data(event), event.line):
+                    break
+        except (WireError, KeyError, TypeError, AttributeError):
+            pass  # a stream the decoder refuses: the ids it read so far
+        return reader.later
+
     def decode(self, body: str, *, source: str, choice: int = 0) -> tuple[dv.TurnEvent, ...]:
         """The canonical turn of a recorded stream (one choice of ``n``). Chunks with empty
         ``choices`` (usage) are skipped; a stream without ``[DONE]`` ends its message anyway;
@@ -379,6 +394,7 @@ class _Reader:
         self.thinking_index: int | None = None
         self.by_key: dict[Any, int] = {}  # the stream's call key -> block index
         self.ids: dict[int, str] = {}  # block index -> call id
+        self.later: dict[str, str] = {}  # a call's id -> another id its later chunks carry
         self.open_blocks: list[int] = []
         self.next_index = 0
         self.last_line = 1
@@ -466,6 +482,8 @@ class _Reader:
             )
             self.by_key[key] = known
             self.ids[known] = call_id
+        elif call_id and self.ids.get(known) and call_id != self.ids[known]:
+            self.later[self.ids[known]] = call_id  # the call's id changed (id_changes)
         arguments = function.get("arguments")
         if arguments:
             fragment = need(arguments, str, "function arguments", source, line)

@@ -225,6 +225,7 @@ class DriverReplay:
                 source.cancelled,
                 contract,
                 bool(getattr(codec, "stream_outlives_turn", False)),
+                self.later_ids(codec, encoded),
             )
             self.observation = DriverObservation(
                 codec.name, tuple(output for output, _ in outputs), raised
@@ -236,6 +237,15 @@ class DriverReplay:
                     self.found.setdefault(
                         (violation.rule, violation.event_index, violation.message), violation
                     )
+
+    def later_ids(self, codec: Codec, chunks: tuple[WireChunk, ...]) -> Mapping[str, str]:
+        """The ids the stream changes mid-call (first -> last), where the codec can tell and
+        the stream may change them: a recording, or a case with a quirk that does."""
+        later = getattr(codec, "later_ids", None)
+        changing = getattr(codec, "changes_ids", frozenset())
+        if later is None or not (self.scenario.raw_wire or changing & set(self.scenario.quirks)):
+            return {}
+        return dict(later(chunks))
 
     def _run_async(
         self,

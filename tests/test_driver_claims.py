@@ -1,0 +1,57 @@
+"""What the driver rules claim, decided as principles where the world allows more than one
+correct consumer: a call id that changes mid-stream, a shape a server sends only on request,
+an SSE event the body ends before its blank line, a Chat stream of several choices."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from harness.adapters.driver.reference import OpenAIChatDriver
+from harness.adapters.registry import BUNDLED, AdapterInfo
+from harness.model.driver import DriverOutput
+from harness.replay import ScenarioResult, replay
+from harness.replay.cases import cases_for
+from tests.scenarios_for_tests import library_driver
+
+
+def failure(result: ScenarioResult) -> str:
+    return result.error or "\n".join(f"[{v.rule}] {v.message}" for v in result.violations)
+
+
+def adapter(make: type) -> AdapterInfo:
+    return AdapterInfo("test-driver", "driver", "external", make)
+
+
+class KeepsLastId(OpenAIChatDriver):
+    """A call takes the last id its chunks carry, as several widely used libraries do."""
+
+    def call_delta(self, call: dict[str, Any]) -> Iterator[DriverOutput]:
+        key = call.get("index")
+        known = self.by_index.get(key) if key is not None else self.current
+        yield from super().call_delta(call)
+        if known is not None and call.get("id") and not (call.get("function") or {}).get("name"):
+            known["id"] = call["id"]
+
+
+def test_a_driver_keeping_the_last_id_passes_every_case_of_a_changing_id() -> None:
+    scenario = library_driver("id-changes-mid-stream")
+    reference = BUNDLED["driver-openai-chat-reference"]
+    cases = cases_for([scenario], reference)
+    assert len(cases) > 5
+    last = adapter(KeepsLastId)
+    observation = replay(scenario, last).observation
+    assert observation is not None
+    ids = {o.id for o in observation.outputs if hasattr(o, "id")}
+    assert len(ids) == 2 and all(i.startswith("toolcall") for i in ids), ids  # the last ids
+    for case in cases:
+        result = replay(case, last)
+        assert result.status == "pass", f"{case.id}: {failure(result)}"
+
+
+def test_an_id_joined_from_the_first_and_the_last_is_still_no_call_of_the_stream() -> None:
+    scenario = library_driver("id-changes-mid-stream")
+    result = replay(scenario, "driver-mutant-openai-chat-joins-changed-ids")
+    assert result.status == "fail"
+    messages = [v.message for v in result.violations if v.rule == "emit-once-early"]
+    assert any("'chatcmpl-tool-b6f7e2toolcall" in m and "no such call" in m for m in messages)

@@ -4,12 +4,15 @@ an SSE event the body ends before its blank line, a Chat stream of several choic
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterator
 from typing import Any
 
+from harness.adapters.driver.gemini import GeminiDriver
 from harness.adapters.driver.reference import OpenAIChatDriver
-from harness.adapters.registry import BUNDLED, AdapterInfo
-from harness.model.driver import DriverOutput
+from harness.adapters.registry import BUNDLED, AdapterInfo, declared_requests
+from harness.model.driver import DriverOutput, ToolCallOut
 from harness.replay import ScenarioResult, replay
 from harness.replay.cases import cases_for
 from tests.scenarios_for_tests import library_driver
@@ -55,3 +58,44 @@ def test_an_id_joined_from_the_first_and_the_last_is_still_no_call_of_the_stream
     assert result.status == "fail"
     messages = [v.message for v in result.violations if v.rule == "emit-once-early"]
     assert any("'chatcmpl-tool-b6f7e2toolcall" in m and "no such call" in m for m in messages)
+
+
+class WholeCallsOnly(GeminiDriver):
+    """A Gemini driver whose requests do not ask for streamed function-call arguments: each call
+    comes whole, with its args parsed; it reads nothing else of a call."""
+
+    asks_for = ()
+
+    def function_call(self, fc: dict[str, Any]) -> Iterator[DriverOutput]:
+        if fc.get("name"):
+            self.calls += 1
+            args = fc.get("args")
+            arguments = json.dumps(args) if args is not None else ""
+            yield ToolCallOut(str(fc.get("id") or ""), str(fc["name"]), arguments, True)
+
+
+def test_a_shape_sent_only_on_request_runs_only_for_drivers_that_ask() -> None:
+    scenario = library_driver("parallel-calls")
+    asking = BUNDLED["driver-gemini-sse-reference"]
+    assert "stream_function_call_arguments" in declared_requests(asking)
+    with_streamed = [c for c in cases_for([scenario], asking) if "streamed_args" in c.quirks]
+    assert with_streamed, "the reference that asks runs the streamed_args cases"
+    whole = adapter(WholeCallsOnly)
+    assert replay(with_streamed[0], whole).status == "skip"
+    claims_to_ask = type("ClaimsToAsk", (WholeCallsOnly,), {"asks_for": asking.factory.asks_for})
+    assert replay(with_streamed[0], adapter(claims_to_ask)).status == "fail"  # it cannot read them
+    cases = cases_for([scenario], whole)
+    assert cases and not [c for c in cases if "streamed_args" in c.quirks]
+    for case in cases:
+        result = replay(case, whole)
+        assert result.status == "pass", f"{case.id}: {failure(result)}"
+
+
+def test_a_scenario_that_names_a_requested_shape_is_skipped_for_a_driver_that_does_not_ask() -> None:
+    scenario = dataclasses.replace(
+        library_driver("parallel-calls"), quirks=("streamed_args",), dialects=("gemini-sse",)
+    )
+    result = replay(scenario, adapter(WholeCallsOnly))
+    assert result.status == "skip"
+    assert "stream_function_call_arguments" in (result.skip_reason or "")
+    assert replay(scenario, "driver-gemini-sse-reference").status == "pass"

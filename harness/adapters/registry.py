@@ -223,6 +223,24 @@ def declared(info: AdapterInfo, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def declared_requests(info: AdapterInfo) -> frozenset[str]:
+    """The request options a driver adapter declares its requests ask for (``asks_for``), which
+    make servers send shapes they send only on request; none when it declares none."""
+    value = getattr(info.factory, "asks_for", None)
+    if value is None and not info.name.startswith("exec:"):
+        value = _asked_of_one(info, lambda adapter: getattr(adapter, "asks_for", None))
+    return asked_for(value)
+
+
+def asked_for(value: object) -> frozenset[str]:
+    """An ``asks_for`` declaration as a set of request options (a lone string is one)."""
+    if isinstance(value, str):
+        return frozenset({value})
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return frozenset(v for v in value if isinstance(v, str))
+    return frozenset()
+
+
 def _asked_of_one(info: AdapterInfo, question: Callable[[object], _A]) -> _A | None:
     """What ``question`` answers of one adapter the factory makes, closed again afterwards;
     None when making it fails (the replay says what making it raised)."""

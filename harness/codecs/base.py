@@ -37,6 +37,11 @@ class Codec(Protocol):
     ``changes_ids``: a driver may keep either id (the rules accept both), and the replay asks
     for them on a recorded stream or a case with one of those quirks.
 
+    A codec may name ``requested_quirks``: quirk -> the request option without which its
+    servers never send that shape (Gemini's streamed function-call arguments). A case with such
+    a quirk runs only for a driver adapter that declares its requests ask for the option
+    (``asks_for``); for any other the shape is one its server would not send.
+
     A codec may also say ``content_type``: the media type of the HTTP body it writes, for
     ``harness serve`` (default ``text/event-stream``).
 

@@ -20,6 +20,7 @@ from itertools import accumulate
 from typing import Any
 
 from harness._errors import AdapterError
+from harness.adapters.registry import asked_for
 from harness.codecs import Codec, dialects
 from harness.model.driver import (
     DriverObservation,
@@ -41,6 +42,13 @@ from harness.wire.sse import LINE_END
 #: how a driver adapter reads its stream (``reads``): whole chunks (each one event, as text), or
 #: the body's bytes cut anywhere
 READS = ("events", "bytes")
+
+
+def unasked_quirks(codec: Codec, asks_for: frozenset[str]) -> frozenset[str]:
+    """The codec's quirks that its servers send only on a request option the adapter does not
+    declare it asks for (``requested_quirks``, ``asks_for``)."""
+    requested: Mapping[str, str] = getattr(codec, "requested_quirks", {})
+    return frozenset(q for q, option in requested.items() if option not in asks_for)
 
 
 class StreamCancelled(BaseException):
@@ -138,6 +146,16 @@ class DriverReplay:
         if self.scenario.dialects and dialect not in self.scenario.dialects:
             return f"the scenario runs in {', '.join(self.scenario.dialects)}, not {dialect}"
         codec = codecs[dialect]
+        requested: Mapping[str, str] = getattr(codec, "requested_quirks", {})
+        for quirk in self.scenario.quirks:
+            if quirk in requested and requested[quirk] not in asked_for(
+                getattr(adapter, "asks_for", None)
+            ):
+                return (
+                    f"{dialect} servers send {quirk} only when the request asks for "
+                    f"{requested[quirk]}, and the adapter does not declare it asks "
+                    f"(asks_for = ({requested[quirk]!r},))"
+                )
         reason = codec.can_express(self.scenario.turn, self.scenario.quirks)
         if reason is not None:
             return reason

@@ -10,12 +10,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.adapters.driver.gemini import GeminiDriver
-from harness.adapters.driver.reference import OpenAIChatDriver
+import pytest
+
+from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
 from harness.adapters.registry import BUNDLED, AdapterInfo, declared_requests
-from harness.model.driver import DriverOutput, ToolCallOut
+from harness.model.driver import CycleStop, DriverOutput, ToolCallOut
 from harness.replay import ScenarioResult, replay
 from harness.replay.cases import cases_for
-from tests.scenarios_for_tests import library_driver
+from harness.scenario.loader import recorded_scenario
+from harness.wire import parse_sse
+from harness.wire.recordings import recorded_body, without_pending_event
+from tests.scenarios_for_tests import LIBRARY, library_driver
 
 
 def failure(result: ScenarioResult) -> str:
@@ -99,3 +104,40 @@ def test_a_scenario_that_names_a_requested_shape_is_skipped_for_a_driver_that_do
     assert result.status == "skip"
     assert "stream_function_call_arguments" in (result.skip_reason or "")
     assert replay(scenario, "driver-gemini-sse-reference").status == "pass"
+
+
+class DiscardsPendingEvent(AnthropicDriver):
+    """Follows the SSE rules: an event the body ends before its blank line is discarded."""
+
+    def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        def whole_events() -> Iterator[str]:
+            for chunk in chunks:
+                if all(event.terminated for event in parse_sse(chunk, source="stream")):
+                    yield chunk
+
+        yield from super().turn(whole_events())
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "anthropic-sdk-python/incomplete_partial_json_response.txt",
+        "anthropic-sdk-python/tool_use_response.txt",
+    ],
+)
+def test_a_client_that_discards_an_unterminated_last_event_passes(name: str) -> None:
+    response = recorded_body(LIBRARY.parent / "cassettes" / "real-traffic" / name)
+    assert not parse_sse(response.body, source=name)[-1].terminated
+    scenario = recorded_scenario(response)
+    assert not isinstance(scenario.turn[-1], CycleStop)  # the turn ends without it
+    for driver in (DiscardsPendingEvent, AnthropicDriver):
+        result = replay(scenario, adapter(driver))
+        assert result.status == "pass", f"{driver.__name__}: {failure(result)}"
+
+
+def test_the_expected_turn_of_a_body_keeps_an_event_ended_by_its_blank_line() -> None:
+    body = 'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+    assert without_pending_event(body, "sse") == body
+    assert without_pending_event(body.rstrip("\n"), "sse") == ""
+    assert without_pending_event(": ping\n\n" + body.rstrip("\n"), "sse") == ": ping\n\n"
+    assert without_pending_event("[{}", "json-array") == "[{}"

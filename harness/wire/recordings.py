@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from harness._errors import UsageError, WireError, excerpt
 from harness._files import read_text
 from harness.wire.cassette import Interaction, read_cassette
-from harness.wire.sse import parse_jsonl
+from harness.wire.sse import parse_jsonl, parse_sse
 
 Framing = Literal["sse", "json-array", "jsonl"]
 
@@ -127,6 +127,21 @@ def event_pieces(body: str, framing: Framing) -> list[str]:
                 lines.append(line)
         return lines
     return _array_elements(body) or ([body] if body else [])
+
+
+def without_pending_event(body: str, framing: Framing | None) -> str:
+    """What a client that follows the SSE rules reads of ``body``: the body without an event
+    the stream ended before its blank line. The WHATWG rules discard such pending data at the
+    end of the body (html.spec.whatwg.org/multipage/server-sent-events.html: "Once the end of
+    the file is reached, any pending data must be discarded"), so the turn a recording holds
+    ends without it; the driver is still fed every byte."""
+    if framing != "sse" or not body:
+        return body
+    events = parse_sse(body, source="body")
+    if not events or events[-1].terminated:
+        return body
+    pieces = _sse_events(body)
+    return body[: len(body) - len(pieces[-1])]
 
 
 def _sse_events(text: str) -> list[str]:

@@ -17,9 +17,12 @@ from harness.adapters.registry import BUNDLED, AdapterInfo, declared_requests
 from harness.model.driver import CycleStop, DriverOutput, ToolCallOut
 from harness.replay import ScenarioResult, replay
 from harness.replay.cases import cases_for
+from harness._errors import ScenarioError, WireError
+from harness.codecs.openai_chat import OpenAIChatCodec
+from harness.scenario import parse_scenario
 from harness.scenario.loader import recorded_scenario
 from harness.wire import parse_sse
-from harness.wire.recordings import recorded_body, without_pending_event
+from harness.wire.recordings import recorded_body, recorded_streams, without_pending_event
 from tests.scenarios_for_tests import LIBRARY, library_driver
 
 
@@ -141,3 +144,41 @@ def test_the_expected_turn_of_a_body_keeps_an_event_ended_by_its_blank_line() ->
     assert without_pending_event(body.rstrip("\n"), "sse") == ""
     assert without_pending_event(": ping\n\n" + body.rstrip("\n"), "sse") == ": ping\n\n"
     assert without_pending_event("[{}", "json-array") == "[{}"
+
+
+N3 = "openai-python/a491adda08c3d4fde95f5b2ee3f60f7f745f1a56d82e62f58031cc2add502380.bin"
+TWO_CHOICES = """\
+id: two-choices
+title: t
+description: d
+source: tests
+layer: driver
+wire:
+  dialect: openai-chat
+  body: |
+    data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]}
+
+    data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":1,"delta":{"content":"Yo"},"finish_reason":null}]}
+
+    data: [DONE]
+"""
+
+
+def test_a_chat_stream_of_several_choices_is_refused_at_its_line() -> None:
+    with pytest.raises(ScenarioError) as raised:
+        parse_scenario(TWO_CHOICES, "two-choices.yaml")
+    (problem,) = raised.value.problems
+    assert problem.line == 11  # the chunk of choice 1, in this file
+    assert "choice 1" in problem.message and "n > 1" in problem.message
+
+
+def test_a_recording_of_several_choices_is_no_stream_to_replay() -> None:
+    path = LIBRARY.parent / "cassettes" / "real-traffic" / N3
+    response = recorded_body(path)
+    assert response.dialect == "openai-chat"
+    assert response.problem is not None and "line 5 of the body" in response.problem
+    assert not recorded_streams(path)
+    with pytest.raises(WireError, match="several choices"):
+        OpenAIChatCodec().decode(response.body, source=N3)
+    # one choice picked out is still a turn (the codec's own reading of a recording)
+    assert OpenAIChatCodec().decode(response.body, source=N3, choice=2)

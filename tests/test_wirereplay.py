@@ -92,16 +92,6 @@ def parsed(arguments: str) -> Any:
         return Unparsed(arguments)
 
 
-def every_choice_text(stream: RecordedResponse) -> str:
-    """The content deltas of every choice of a Chat Completions stream, as they arrived."""
-    out = []
-    for line in stream.body.splitlines():
-        if line.startswith("data: {"):
-            for choice in json.loads(line[6:])["choices"]:
-                out.append(choice["delta"].get("content") or "")
-    return "".join(out)
-
-
 # Where the SDK's user sees something else than the recording says, and why. Each maps what the
 # recording says (and the stream) to what the SDK hands over.
 SDK_DIFFERS: dict[str, tuple[str, Callable[[Replayed, RecordedResponse], Replayed]]] = {
@@ -120,11 +110,6 @@ SDK_DIFFERS: dict[str, tuple[str, Callable[[Replayed, RecordedResponse], Replaye
         "the gateway (Novita via OpenRouter) never sends a finish_reason: the SDK hands a call "
         "over when its choice finishes, so never, and the turn ends with no reason ('None')",
         lambda says, _: dataclasses.replace(says, tool_calls=(), stop_reason="None"),
-    ),
-    "openai-python/a491adda08c3d4fde95f5b2ee3f60f7f745f1a56d82e62f58031cc2add502380.bin": (
-        "n=3: three choices stream interleaved; the codec and the reference read choice 0, the "
-        "SDK's content.delta events come for every choice",
-        lambda says, stream: dataclasses.replace(says, text=every_choice_text(stream)),
     ),
 }
 

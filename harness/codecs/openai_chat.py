@@ -366,11 +366,15 @@ class OpenAIChatCodec:
             pass  # a stream the decoder refuses: the ids it read so far
         return reader.later
 
-    def decode(self, body: str, *, source: str, choice: int = 0) -> tuple[dv.TurnEvent, ...]:
-        """The canonical turn of a recorded stream (one choice of ``n``). Chunks with empty
-        ``choices`` (usage) are skipped; a stream without ``[DONE]`` ends its message anyway;
-        a call delta without ``index`` continues the last call unless it carries a new id.
-        A chunk of the wrong shape is a ``WireError`` at its line."""
+    def decode(
+        self, body: str, *, source: str, choice: int | None = None
+    ) -> tuple[dv.TurnEvent, ...]:
+        """The canonical turn of a recorded stream. Chunks with empty ``choices`` (usage) are
+        skipped; a stream without ``[DONE]`` ends its message anyway; a call delta without
+        ``index`` continues the last call unless it carries a new id. A stream of several
+        choices (``n > 1``) is several answers at once, not one turn: it is a ``WireError`` at
+        the first chunk of another choice, unless ``choice`` picks the one to read. A chunk of
+        the wrong shape is a ``WireError`` at its line."""
         reader = _Reader(source, choice)
         for event in parse_sse(body, source=source):
             data = json_data(event)
@@ -386,7 +390,7 @@ class OpenAIChatCodec:
 class _Reader:
     """Chat Completions chunks to canonical events, one chunk at a time."""
 
-    def __init__(self, source: str, choice: int) -> None:
+    def __init__(self, source: str, choice: int | None) -> None:
         self.source, self.choice = source, choice
         self.out: list[dv.TurnEvent] = []
         self.started = self.stopped = False
@@ -434,7 +438,16 @@ class _Reader:
             self.out[0] = dv.CycleStart(message_id=str(data["id"]), line=self.out[0].line)
         for entry in need(data.get("choices") or [], list, "choices", source, line):
             need(entry, dict, "a choice", source, line)
-            if entry.get("index", 0) != self.choice:
+            index = entry.get("index", 0)
+            if self.choice is None and index != 0:
+                raise WireError(
+                    source,
+                    line,
+                    f"this chunk is of choice {index!r}: the stream holds several choices "
+                    "(a request with n > 1), several answers at once, not one turn; a driver "
+                    "scenario needs a stream of one choice",
+                )
+            if self.choice is not None and index != self.choice:
                 continue
             delta = need(entry.get("delta") or {}, dict, "delta", source, line)
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")

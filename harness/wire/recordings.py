@@ -324,6 +324,8 @@ def _from_interaction(interaction: Interaction) -> RecordedResponse:
     problem = None if dialect else _unknown(uri)
     if interaction.response_status >= 400 and problem is None:
         problem = f"the response is an HTTP {interaction.response_status} error, not a stream"
+    if problem is None:
+        problem = _several_choices(body, dialect, interaction.response_source)
     return response(framing, dialect, body, problem)
 
 
@@ -339,6 +341,8 @@ def _from_file(name: str) -> RecordedResponse:
         problem = "neither server-sent events, a JSON array, nor JSON lines"
     elif dialect is None:
         problem = _unknown(None)
+    else:
+        problem = _several_choices(body, dialect, name)
     return RecordedResponse(
         path=name,
         interaction=None,
@@ -352,6 +356,32 @@ def _from_file(name: str) -> RecordedResponse:
         source=name,
         problem=problem,
     )
+
+
+def _several_choices(body: str, dialect: str | None, source: str) -> str | None:
+    """Why a Chat Completions stream of several choices (a request with ``n > 1``) is no turn
+    to replay, naming the line of the first chunk of another choice; None for one choice."""
+    if dialect != "openai-chat" or '"index"' not in body:
+        return None
+    try:
+        events = parse_sse(body, source=source)
+    except WireError:
+        return None  # the decoder says what is wrong, at its line
+    for event in events:
+        try:
+            data = json.loads(event.data)
+        except (ValueError, RecursionError):
+            continue
+        choices = data.get("choices") if isinstance(data, dict) else None
+        for choice in choices if isinstance(choices, list) else ():
+            index = choice.get("index", 0) if isinstance(choice, dict) else 0
+            if index != 0:
+                return (
+                    f"line {event.line} of the body is a chunk of choice {index!r}: the stream "
+                    "holds several choices (a request with n > 1), several answers at once, "
+                    "not one turn; a driver scenario needs a stream of one choice"
+                )
+    return None
 
 
 def _unknown(uri: str | None) -> str:

@@ -26,6 +26,7 @@ from harness.adapters.protocol import (
 )
 from harness.codecs import Codec, register_codec, unregister_codec
 from harness.model.driver import (
+    UNKNOWN_REASON,
     ArgumentsDelta,
     BlockStart,
     BlockStop,
@@ -41,7 +42,6 @@ from harness.model.driver import (
     ToolCallOut,
     TurnEnd,
     TurnEvent,
-    UNKNOWN_REASON,
     WireChunk,
 )
 from harness.model.observation import (
@@ -70,6 +70,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "MAX_EVENTS",
     "RULES",
+    "UNKNOWN_REASON",
     "AdapterError",
     "AdapterInfo",
     "ArgumentsDelta",
@@ -113,7 +114,6 @@ __all__ = [
     "Transcript",
     "TurnEnd",
     "TurnEvent",
-    "UNKNOWN_REASON",
     "UsageError",
     "Violation",
     "WireChunk",

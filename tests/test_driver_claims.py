@@ -9,17 +9,17 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.adapters.driver.gemini import GeminiDriver
 import pytest
 
+from harness._errors import ScenarioError, WireError
+from harness.adapters.driver.gemini import GeminiDriver
 from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
 from harness.adapters.registry import BUNDLED, AdapterInfo, declared_requests
-from harness.model.driver import CycleStop, DriverOutput, ToolCallOut
+from harness.codecs.openai_chat import OpenAIChatCodec
+from harness.model.driver import CycleStop, DriverObservation, DriverOutput, ToolCallOut
 from harness.replay import ScenarioResult, replay
 from harness.replay.cases import cases_for
-from harness._errors import ScenarioError, WireError
-from harness.codecs.openai_chat import OpenAIChatCodec
-from harness.scenario import parse_scenario
+from harness.scenario import DriverScenario, parse_scenario
 from harness.scenario.loader import recorded_scenario
 from harness.wire import parse_sse
 from harness.wire.recordings import recorded_body, recorded_streams, without_pending_event
@@ -52,7 +52,7 @@ def test_a_driver_keeping_the_last_id_passes_every_case_of_a_changing_id() -> No
     assert len(cases) > 5
     last = adapter(KeepsLastId)
     observation = replay(scenario, last).observation
-    assert observation is not None
+    assert isinstance(observation, DriverObservation)
     ids = {o.id for o in observation.outputs if hasattr(o, "id")}
     assert len(ids) == 2 and all(i.startswith("toolcall") for i in ids), ids  # the last ids
     for case in cases:
@@ -72,7 +72,7 @@ class WholeCallsOnly(GeminiDriver):
     """A Gemini driver whose requests do not ask for streamed function-call arguments: each call
     comes whole, with its args parsed; it reads nothing else of a call."""
 
-    asks_for = ()
+    asks_for: tuple[str, ...] = ()
 
     def function_call(self, fc: dict[str, Any]) -> Iterator[DriverOutput]:
         if fc.get("name"):
@@ -86,20 +86,27 @@ def test_a_shape_sent_only_on_request_runs_only_for_drivers_that_ask() -> None:
     scenario = library_driver("parallel-calls")
     asking = BUNDLED["driver-gemini-sse-reference"]
     assert "stream_function_call_arguments" in declared_requests(asking)
-    with_streamed = [c for c in cases_for([scenario], asking) if "streamed_args" in c.quirks]
+    with_streamed = [
+        c
+        for c in cases_for([scenario], asking)
+        if isinstance(c, DriverScenario) and "streamed_args" in c.quirks
+    ]
     assert with_streamed, "the reference that asks runs the streamed_args cases"
     whole = adapter(WholeCallsOnly)
     assert replay(with_streamed[0], whole).status == "skip"
-    claims_to_ask = type("ClaimsToAsk", (WholeCallsOnly,), {"asks_for": asking.factory.asks_for})
+    claims_to_ask = type("ClaimsToAsk", (WholeCallsOnly,), {"asks_for": GeminiDriver.asks_for})
     assert replay(with_streamed[0], adapter(claims_to_ask)).status == "fail"  # it cannot read them
     cases = cases_for([scenario], whole)
-    assert cases and not [c for c in cases if "streamed_args" in c.quirks]
+    assert cases and all(isinstance(c, DriverScenario) for c in cases)
+    assert not [c for c in cases if isinstance(c, DriverScenario) and "streamed_args" in c.quirks]
     for case in cases:
         result = replay(case, whole)
         assert result.status == "pass", f"{case.id}: {failure(result)}"
 
 
-def test_a_scenario_that_names_a_requested_shape_is_skipped_for_a_driver_that_does_not_ask() -> None:
+def test_a_scenario_that_names_a_requested_shape_is_skipped_for_a_driver_that_does_not_ask() -> (
+    None
+):
     scenario = dataclasses.replace(
         library_driver("parallel-calls"), quirks=("streamed_args",), dialects=("gemini-sse",)
     )

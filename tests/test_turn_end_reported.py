@@ -15,6 +15,7 @@ from harness.adapters.driver.turn_end_mutants import ended_twice_wrongly
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.model.driver import (
     UNKNOWN_REASON,
+    DriverObservation,
     DriverOutput,
     TurnEnd,
     coerce_output,
@@ -142,8 +143,10 @@ def ends(case: DriverScenario, reference: AdapterInfo) -> bool:
         return False
     if turn_facts(case.turn).ended:
         return True
-    observation = replay(case, reference).observation
-    return observation is not None and any(isinstance(o, TurnEnd) for o in observation.outputs)
+    observation = replay(case, reference).observation  # None: the case is skipped
+    if not isinstance(observation, DriverObservation):
+        return False
+    return any(isinstance(o, TurnEnd) for o in observation.outputs)
 
 
 @pytest.mark.slow

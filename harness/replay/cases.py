@@ -38,11 +38,11 @@ def cases_for(
             dialect = adapter_dialect(adapter) or ""
         codec = known.get(dialect)
         chosen = select_cases(scenario, codec, selection) if codec else ()
-        if chosen and unasked is None:
+        if codec is not None and chosen and unasked is None:
             unasked = unasked_quirks(codec, declared_requests(adapter))
         if chosen and unasked:
             # a shape its server sends only when the request asks: not for this adapter
-            chosen = [c for c in chosen if not unasked & set(c.quirks)]
+            chosen = tuple(c for c in chosen if not unasked & set(c.quirks))
         if chosen:
             out.extend(chosen)
         elif (

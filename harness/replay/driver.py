@@ -260,7 +260,7 @@ class DriverReplay:
         """The ids the stream changes mid-call (first -> last), where the codec can tell and
         the stream may change them: a recording, or a case with a quirk that does."""
         later = getattr(codec, "later_ids", None)
-        changing = getattr(codec, "changes_ids", frozenset())
+        changing: frozenset[str] = getattr(codec, "changes_ids", frozenset())
         if later is None or not (self.scenario.raw_wire or changing & set(self.scenario.quirks)):
             return {}
         return dict(later(chunks))

@@ -6,12 +6,12 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from harness.model.driver import (
+    UNKNOWN_REASON,
     ExpectedCall,
     Refusal,
     TextOut,
     ToolCallOut,
     TurnEnd,
-    UNKNOWN_REASON,
 )
 
 # the contract is read here too (``harness.matrix``), where it was before it moved to model/
@@ -441,11 +441,11 @@ def _ends_reported(c: DriverTimeline, *, optional: bool) -> Iterator[Finding]:
     allowed = {facts.final_reason, facts.sent_reason, UNKNOWN_REASON}
     wrong = [(o, n) for o, n in ends if o.stop_reason not in allowed]
     if wrong:
-        end, reads = wrong[0]
+        end, read = wrong[0]
         yield Finding(
             facts.final_stop,
             f"the driver ended the turn with stop_reason {end.stop_reason!r} (after chunk "
-            f"{reads}); in the stream the turn stopped for {facts.final_reason!r} (a driver "
+            f"{read}); in the stream the turn stopped for {facts.final_reason!r} (a driver "
             f"whose library does not say why reports {UNKNOWN_REASON!r})",
         )
 

@@ -24,5 +24,10 @@ class JoinsChangedIds(OpenAIChatDriver):
         known = self.by_index.get(key) if key is not None else self.current
         yield from super().call_delta(call)
         function = call.get("function") or {}
-        if known is not None and known is self.current and call.get("id") and not function.get("name"):
+        if (
+            known is not None
+            and known is self.current
+            and call.get("id")
+            and not function.get("name")
+        ):
             known["id"] += call["id"]  # the bug: the continuation's id joined onto the first

@@ -92,7 +92,9 @@ def strict_assembly(c: DriverTimeline) -> Iterator[Finding]:
         "(per-message); not per fragment. A call is late only if the driver read content "
         "(text, argument fragments, another call's start) after it was due and before it "
         "emitted it; framing in between ([DONE], usage, keep-alives, stops, empty deltas) "
-        "does not count."
+        "does not count. A call whose id the stream changes mid-call may carry its first id or "
+        "its last one (nothing says which the server takes back); any other id (the two "
+        "joined, one made up) is a call the stream does not have."
     ),
 )
 def emit_once_early(c: DriverTimeline) -> Iterator[Finding]:
@@ -507,7 +509,12 @@ def cancellation(c: DriverTimeline) -> Iterator[Finding]:
         "Legal or common quirks (usage chunks with empty choices, keep-alive pings, CRLF, spaces "
         "in data JSON, a missing [DONE]) never crash the consumer, nor make it refuse the "
         "stream. On corrupt input (arguments that do not parse although their block stopped) "
-        "refusing is safe: a clear error, or a refusal output, instead of a guess."
+        "refusing is safe: a clear error, or a refusal output, instead of a guess. A driver is "
+        "fed only what its server sends it: a shape servers send only when the request asks "
+        "(Gemini's streamed function-call arguments) only to a driver that declares it asks "
+        "(asks_for); an SSE event the body ends before its blank line is discarded, as the SSE "
+        "rules say, so the turn ends without it; a Chat stream of several choices (n > 1) is "
+        "no one turn, and is refused when loaded."
     ),
 )
 def robust_framing(c: DriverTimeline) -> Iterator[Finding]:

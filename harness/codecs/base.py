@@ -37,6 +37,9 @@ class Codec(Protocol):
     ``changes_ids``: a driver may keep either id (the rules accept both), and the replay asks
     for them on a recorded stream or a case with one of those quirks.
 
+    A codec may name ``reason_quirks``: quirk -> (the turn's stop reason, the one the wire
+    sends instead), so that a driver reporting the reason it was sent is not judged wrong.
+
     A codec may name ``requested_quirks``: quirk -> the request option without which its
     servers never send that shape (Gemini's streamed function-call arguments). A case with such
     a quirk runs only for a driver adapter that declares its requests ask for the option

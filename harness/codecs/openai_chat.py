@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from harness.codecs.base import misshapen, need
 from harness.model import driver as dv
@@ -351,6 +351,10 @@ class OpenAIChatCodec:
         delta["function"] = function
         return delta
 
+    #: the quirks that send another stop reason than the turn's: quirk -> (the turn's, sent)
+    reason_quirks: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "finish_stop_with_tools": ("tool_use", "end_turn")
+    }
     #: the quirks that give a call another id on later chunks (``later_ids``)
     changes_ids = frozenset({"id_changes"})
 

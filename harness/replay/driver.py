@@ -16,6 +16,7 @@ import asyncio
 import inspect
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from itertools import accumulate
 from typing import Any
 
@@ -27,6 +28,7 @@ from harness.model.driver import (
     DriverOutput,
     MalformedOutput,
     Read,
+    TurnFacts,
     WireChunk,
     coerce_output,
     turn_facts,
@@ -232,7 +234,7 @@ class DriverReplay:
             run = DriverRun(
                 codec.name,
                 chunks,
-                turn_facts(self.scenario.turn),
+                self.facts(codec),
                 tuple(outputs),
                 source.reads,
                 source.overread,
@@ -255,6 +257,17 @@ class DriverReplay:
                     self.found.setdefault(
                         (violation.rule, violation.event_index, violation.message), violation
                     )
+
+    def facts(self, codec: Codec) -> TurnFacts:
+        """What the turn says, with the stop reason the wire sends where a quirk sends another
+        (``reason_quirks``: Chat's finish_reason 'stop' for a message with tool calls)."""
+        facts = turn_facts(self.scenario.turn)
+        rewritten: Mapping[str, tuple[str, str]] = getattr(codec, "reason_quirks", {})
+        for quirk in self.scenario.quirks:
+            turn_reason, sent = rewritten.get(quirk, ("", ""))
+            if facts.sent_reason == turn_reason:
+                facts = replace(facts, sent_reason=sent)
+        return facts
 
     def later_ids(self, codec: Codec, chunks: tuple[WireChunk, ...]) -> Mapping[str, str]:
         """The ids the stream changes mid-call (first -> last), where the codec can tell and

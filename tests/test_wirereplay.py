@@ -16,7 +16,7 @@ import yaml
 from harness import UsageError
 from harness.cli import main
 from harness.codecs import dialects
-from harness.model.driver import turn_facts
+from harness.model.driver import UNKNOWN_REASON, turn_facts
 from harness.wire import WireError
 from harness.wire.recordings import RecordedResponse
 from harness.wirereplay import (
@@ -108,8 +108,8 @@ SDK_DIFFERS: dict[str, tuple[str, Callable[[Replayed, RecordedResponse], Replaye
     ),
     "llm/test_tools_streaming_variant_a.yaml[0]": (
         "the gateway (Novita via OpenRouter) never sends a finish_reason: the SDK hands a call "
-        "over when its choice finishes, so never, and the turn ends with no reason ('None')",
-        lambda says, _: dataclasses.replace(says, tool_calls=(), stop_reason="None"),
+        "over when its choice finishes, so never, and the turn ends with no reason ('unknown')",
+        lambda says, _: dataclasses.replace(says, tool_calls=(), stop_reason=UNKNOWN_REASON),
     ),
 }
 

@@ -26,6 +26,7 @@ from harness.adapters.protocol import (
 )
 from harness.codecs import Codec, register_codec, unregister_codec
 from harness.model.driver import (
+    UNKNOWN_REASON,
     ArgumentsDelta,
     BlockStart,
     BlockStop,
@@ -69,6 +70,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "MAX_EVENTS",
     "RULES",
+    "UNKNOWN_REASON",
     "AdapterError",
     "AdapterInfo",
     "ArgumentsDelta",

@@ -29,6 +29,7 @@ from harness.wire.recordings import (
     choose_stream,
     recorded_responses,
     replayable,
+    without_pending_event,
 )
 
 _ID_CHARS = re.compile(r"[^a-z0-9._-]+")
@@ -85,7 +86,9 @@ def convert(
     used = dialect or chosen.dialect
     assert used is not None  # choose_stream takes only a response with a dialect, or one is given
     try:
-        turn = codecs[used].decode(chosen.body, source=chosen.source)
+        turn = codecs[used].decode(
+            without_pending_event(chosen.body, chosen.framing), source=chosen.source
+        )
     except WireError as exc:
         others = [r for r in responses if r is not chosen and replayable(r, dialect)]
         if interaction is None and others:

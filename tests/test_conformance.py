@@ -75,6 +75,9 @@ CAUGHT_BY = {
     "driver-mutant-openai-empty-arguments-crash": {"robust-framing"},
     "driver-mutant-openai-keys-by-id": {"strict-assembly"},
     "driver-mutant-openai-first-json-value": {"strict-assembly"},
+    "driver-mutant-anthropic-ends-twice-wrong-reason": {"turn-lifetime"},
+    "driver-mutant-openai-chat-ends-twice-wrong-reason": {"turn-lifetime"},
+    "driver-mutant-openai-chat-joins-changed-ids": {"emit-once-early"},
     # these show only under a quirk of their dialect that no scenario asks for itself: the quirk
     # cross product runs every scenario under it
     "driver-mutant-gemini-first-call-per-response": {"emit-once-early"},

@@ -339,7 +339,10 @@ def test_async_driver_awaiting_forever_is_an_error_and_its_task_is_cancelled() -
             "output 1.valid should be true or false, got None",
         ),
         ({"type": "text", "text": 42}, "output 1.text should be a string, got 42"),
-        ({"type": "turn_end"}, "output 1.stop_reason should be a string, got None"),
+        (
+            {"type": "turn_end", "stop_reason": 3},
+            "output 1.stop_reason should be a string, got 3",
+        ),
     ],
     ids=[
         "unknown-type",
@@ -347,7 +350,7 @@ def test_async_driver_awaiting_forever_is_an_error_and_its_task_is_cancelled() -
         "not-an-object",
         "no-valid",
         "text-not-string",
-        "no-stop-reason",
+        "stop-reason-not-string",
     ],
 )
 def test_malformed_output_is_an_error_naming_the_output(bad: Any, message: str) -> None:

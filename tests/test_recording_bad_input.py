@@ -39,7 +39,9 @@ def bomb() -> str:
 BAD: dict[str, tuple[str | bytes, str, str]] = {
     "truncated": (
         cassette(
-            SSE_START + 'event: content_block_start\ndata: {"type":"content_block_st',
+            # cut inside an event that its blank line still ends (an event the body ends before
+            # its blank line is discarded, as the SSE rules say: no error)
+            SSE_START + 'event: content_block_start\ndata: {"type":"content_block_st\n\n',
             "text/event-stream",
         ),
         "not valid JSON",

@@ -405,6 +405,8 @@ class Recorder:
 
     layers = ("driver",)
     fed: ClassVar[list[str]] = []
+    #: fed every shape, those sent only on request too
+    asks_for = ("stream_function_call_arguments",)
 
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect

@@ -172,6 +172,13 @@ class DriverAdapter(Protocol):
                     yield TurnEnd("end_turn")
                 finally:
                     chunks.close()
+
+    Optional attributes: ``emits_calls`` (``"per-call"`` or ``"per-message"``), ``reads``
+    (``"events"`` or ``"bytes"``), and ``asks_for``, the request options its requests set that
+    make servers send shapes they send only on request (``"stream_function_call_arguments"``
+    for Gemini's streamed arguments); a shape of an option not declared is never fed to it.
+    ``TurnEnd()`` (the reason ``"unknown"``) is the end of a turn whose library does not say why
+    it ended: the turn's lifetime is checked, not a reason made up.
     """
 
     @property

@@ -74,11 +74,10 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.mutants",
         "harness.adapters.driver.framing_mutants",
         "harness.adapters.driver.chunk_mutants",
-<<<<<<< HEAD
         "harness.adapters.driver.text_mutants",
-=======
         "harness.adapters.driver.interleave_mutants",
->>>>>>> w-interleave
+        "harness.adapters.driver.turn_end_mutants",
+        "harness.adapters.driver.id_mutants",
     ),
 }
 
@@ -239,6 +238,24 @@ def declared(info: AdapterInfo, name: str) -> str | None:
     if not isinstance(value, str) and not info.name.startswith("exec:"):
         value = _asked_of_one(info, lambda adapter: getattr(adapter, name, None))
     return value if isinstance(value, str) else None
+
+
+def declared_requests(info: AdapterInfo) -> frozenset[str]:
+    """The request options a driver adapter declares its requests ask for (``asks_for``), which
+    make servers send shapes they send only on request; none when it declares none."""
+    value = getattr(info.factory, "asks_for", None)
+    if value is None and not info.name.startswith("exec:"):
+        value = _asked_of_one(info, lambda adapter: getattr(adapter, "asks_for", None))
+    return asked_for(value)
+
+
+def asked_for(value: object) -> frozenset[str]:
+    """An ``asks_for`` declaration as a set of request options (a lone string is one)."""
+    if isinstance(value, str):
+        return frozenset({value})
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return frozenset(v for v in value if isinstance(v, str))
+    return frozenset()
 
 
 def _asked_of_one(info: AdapterInfo, question: Callable[[object], _A]) -> _A | None:

@@ -37,6 +37,19 @@ class Codec(Protocol):
     judged only for drivers that pass calls on per message (``emits_calls``); a per-call
     driver skips them with the reason.
 
+    A codec whose servers may change a call's id mid-stream may offer
+    ``later_ids(chunks) -> {first id: last id}`` and name the quirks that do it in
+    ``changes_ids``: a driver may keep either id (the rules accept both), and the replay asks
+    for them on a recorded stream or a case with one of those quirks.
+
+    A codec may name ``reason_quirks``: quirk -> (the turn's stop reason, the one the wire
+    sends instead), so that a driver reporting the reason it was sent is not judged wrong.
+
+    A codec may name ``requested_quirks``: quirk -> the request option without which its
+    servers never send that shape (Gemini's streamed function-call arguments). A case with such
+    a quirk runs only for a driver adapter that declares its requests ask for the option
+    (``asks_for``); for any other the shape is one its server would not send.
+
     A codec may also say ``content_type``: the media type of the HTTP body it writes, for
     ``harness serve`` (default ``text/event-stream``).
 

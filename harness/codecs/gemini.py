@@ -119,6 +119,13 @@ _SHARED_QUIRKS = {
         "streamFunctionCallArguments; vercel-ai fixture)"
     ),
 }
+#: the quirks Gemini sends only when the request asks for them: quirk -> the request option
+#: (an adapter that declares it asks, ``asks_for``, runs them; others never meet them)
+REQUESTED_QUIRKS = {
+    # https://cloud.google.com/vertex-ai/generative-ai/docs/multimodal/function-calling
+    # (streamFunctionCallArguments in the request's function calling config)
+    "streamed_args": "stream_function_call_arguments",
+}
 SSE_QUIRKS = {
     "crlf": "CRLF line ends (pydantic-ai's recordings of alt=sse)",
     "lone_cr": LONE_CR_QUIRK,
@@ -902,6 +909,8 @@ class _GeminiCodec:
     name = ""
     quirks: dict[str, str]
 
+    requested_quirks = REQUESTED_QUIRKS
+
     def can_express(self, turn: Sequence[dv.TurnEvent], quirks: Iterable[str] = ()) -> str | None:
         """None, or why Gemini cannot carry the turn exactly (under these quirks)."""
         plan = _plan(turn, frozenset(quirks))
@@ -999,6 +1008,7 @@ class GeminiArrayCodec(_GeminiCodec):
 
 __all__ = [
     "ARRAY_QUIRKS",
+    "REQUESTED_QUIRKS",
     "SSE_QUIRKS",
     "GeminiArrayCodec",
     "GeminiSSECodec",

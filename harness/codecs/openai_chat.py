@@ -6,8 +6,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from harness.codecs.base import misshapen, need
 from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, line_ends
@@ -397,11 +397,34 @@ class OpenAIChatCodec:
         delta["function"] = function
         return delta
 
-    def decode(self, body: str, *, source: str, choice: int = 0) -> tuple[dv.TurnEvent, ...]:
-        """The canonical turn of a recorded stream (one choice of ``n``). Chunks with empty
-        ``choices`` (usage) are skipped; a stream without ``[DONE]`` ends its message anyway;
-        a call delta without ``index`` continues the last call unless it carries a new id.
-        A chunk of the wrong shape is a ``WireError`` at its line."""
+    #: the quirks that send another stop reason than the turn's: quirk -> (the turn's, sent)
+    reason_quirks: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "finish_stop_with_tools": ("tool_use", "end_turn")
+    }
+    #: the quirks that give a call another id on later chunks (``later_ids``)
+    changes_ids = frozenset({"id_changes"})
+
+    def later_ids(self, chunks: Sequence[dv.WireChunk]) -> dict[str, str]:
+        """Each call whose later chunks carry another id: its first id -> the last one."""
+        reader = _Reader("stream", 0)
+        body = "".join(chunk.data for chunk in chunks)
+        try:
+            for event in parse_sse(body, source="stream"):
+                if reader.chunk(json_data(event), event.line):
+                    break
+        except (WireError, KeyError, TypeError, AttributeError):
+            pass  # a stream the decoder refuses: the ids it read so far
+        return reader.later
+
+    def decode(
+        self, body: str, *, source: str, choice: int | None = None
+    ) -> tuple[dv.TurnEvent, ...]:
+        """The canonical turn of a recorded stream. Chunks with empty ``choices`` (usage) are
+        skipped; a stream without ``[DONE]`` ends its message anyway; a call delta without
+        ``index`` continues the last call unless it carries a new id. A stream of several
+        choices (``n > 1``) is several answers at once, not one turn: it is a ``WireError`` at
+        the first chunk of another choice, unless ``choice`` picks the one to read. A chunk of
+        the wrong shape is a ``WireError`` at its line."""
         reader = _Reader(source, choice)
         for event in parse_sse(body, source=source):
             data = json_data(event)
@@ -417,7 +440,7 @@ class OpenAIChatCodec:
 class _Reader:
     """Chat Completions chunks to canonical events, one chunk at a time."""
 
-    def __init__(self, source: str, choice: int) -> None:
+    def __init__(self, source: str, choice: int | None) -> None:
         self.source, self.choice = source, choice
         self.out: list[dv.TurnEvent] = []
         self.started = self.stopped = False
@@ -425,6 +448,7 @@ class _Reader:
         self.thinking_index: int | None = None
         self.by_key: dict[Any, int] = {}  # the stream's call key -> block index
         self.ids: dict[int, str] = {}  # block index -> call id
+        self.later: dict[str, str] = {}  # a call's id -> another id its later chunks carry
         self.open_blocks: list[int] = []
         self.next_index = 0
         self.last_line = 1
@@ -464,7 +488,16 @@ class _Reader:
             self.out[0] = dv.CycleStart(message_id=str(data["id"]), line=self.out[0].line)
         for entry in need(data.get("choices") or [], list, "choices", source, line):
             need(entry, dict, "a choice", source, line)
-            if entry.get("index", 0) != self.choice:
+            index = entry.get("index", 0)
+            if self.choice is None and index != 0:
+                raise WireError(
+                    source,
+                    line,
+                    f"this chunk is of choice {index!r}: the stream holds several choices "
+                    "(a request with n > 1), several answers at once, not one turn; a driver "
+                    "scenario needs a stream of one choice",
+                )
+            if self.choice is not None and index != self.choice:
                 continue
             delta = need(entry.get("delta") or {}, dict, "delta", source, line)
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
@@ -512,6 +545,8 @@ class _Reader:
             )
             self.by_key[key] = known
             self.ids[known] = call_id
+        elif call_id and self.ids.get(known) and call_id != self.ids[known]:
+            self.later[self.ids[known]] = call_id  # the call's id changed (id_changes)
         arguments = function.get("arguments")
         if arguments:
             fragment = need(arguments, str, "function arguments", source, line)

@@ -21,6 +21,9 @@ from typing import Any, ClassVar, Literal
 BlockKind = Literal["text", "thinking", "tool_use", "server_tool_use"]
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "stop_sequence"]
 STOP_REASONS: tuple[str, ...] = ("end_turn", "tool_use", "max_tokens", "stop_sequence")
+#: the stop reason of a turn end reported by a driver whose library does not say why the turn
+#: ended: the end is checked (once, not too early), the reason is not
+UNKNOWN_REASON = "unknown"
 
 
 def stop_reason(value: str) -> StopReason:
@@ -205,7 +208,10 @@ class ToolCallOut:
 
 @dataclass(frozen=True, slots=True)
 class TurnEnd:
-    stop_reason: str
+    """The turn ended, for ``stop_reason``: one of ``STOP_REASONS``, or ``UNKNOWN_REASON`` when
+    the library the driver uses does not say why (rather than a reason made up)."""
+
+    stop_reason: str = UNKNOWN_REASON
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +288,8 @@ def coerce_output(value: Any, position: int) -> DriverOutput:
             raise MalformedOutput(f"{where}.valid should be true or false, got {valid!r}")
         return ToolCallOut(text("id"), text("name"), text("arguments"), valid)
     if kind == "turn_end":
+        if value.get("stop_reason") is None:  # left out or null: the library does not say
+            return TurnEnd(UNKNOWN_REASON)
         return TurnEnd(text("stop_reason"))
     if kind == "refusal":
         return Refusal(text("reason"))
@@ -415,7 +423,9 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
             cycle += 1
     else:  # the stream ends while the turn goes on: a driver reads all of it
         ended = False
-        final_reason = sent_reason = reason
+        sent_reason = reason
+        called = any(call.cycle == cycle and not call.server for call in calls)
+        final_reason = "tool_use" if called and reason != "max_tokens" else reason
     for index in sorted(open_text):  # a cut stream: its text still came out
         start, parts = open_text.pop(index)
         texts.append((start, "".join(parts)))

@@ -8,7 +8,8 @@ observation, with no verdict in it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from harness.model.driver import DriverOutput, Read, TurnFacts
 
@@ -49,3 +50,6 @@ class DriverRun:
     #: the dialect's stream goes on after the turn (an agent's stream), so reading past the
     #: turn's end waits for the next turn; otherwise the body ends with the turn
     stream_outlives_turn: bool = False
+    #: each call whose later chunks carry another id: its first id -> the last one (a driver
+    #: may keep either)
+    later_ids: Mapping[str, str] = field(default_factory=dict)

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from harness._errors import UsageError
-from harness.adapters.registry import AdapterInfo, adapter_dialect
+from harness.adapters.registry import AdapterInfo, adapter_dialect, declared_requests
 from harness.codecs import Codec, dialects
 from harness.model.driver import WireChunk
-from harness.replay.driver import DriverReplay
+from harness.replay.driver import DriverReplay, unasked_quirks
 from harness.scenario import DriverScenario, Scenario
 from harness.scenario.cases import ALL, NONE, Selection, driver_cases, select_cases
 
@@ -28,6 +28,7 @@ def cases_for(
     ``"none"`` (the scenarios as written) or the quirks of the one case to run."""
     known = dialects() if codecs is None else codecs
     dialect = None
+    unasked: frozenset[str] | None = None
     out: list[Scenario] = []
     for scenario in scenarios:
         if not isinstance(scenario, DriverScenario):
@@ -37,6 +38,11 @@ def cases_for(
             dialect = adapter_dialect(adapter) or ""
         codec = known.get(dialect)
         chosen = select_cases(scenario, codec, selection) if codec else ()
+        if codec is not None and chosen and unasked is None:
+            unasked = unasked_quirks(codec, declared_requests(adapter))
+        if chosen and unasked:
+            # a shape its server sends only when the request asks: not for this adapter
+            chosen = tuple(c for c in chosen if not unasked & set(c.quirks))
         if chosen:
             out.extend(chosen)
         elif (

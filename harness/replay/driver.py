@@ -16,16 +16,19 @@ import asyncio
 import inspect
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from itertools import accumulate
 from typing import Any
 
 from harness._errors import AdapterError
+from harness.adapters.registry import asked_for
 from harness.codecs import Codec, dialects
 from harness.model.driver import (
     DriverObservation,
     DriverOutput,
     MalformedOutput,
     Read,
+    TurnFacts,
     WireChunk,
     coerce_output,
     turn_facts,
@@ -41,6 +44,13 @@ from harness.wire.sse import LINE_END
 #: how a driver adapter reads its stream (``reads``): whole chunks (each one event, as text), or
 #: the body's bytes cut anywhere
 READS = ("events", "bytes")
+
+
+def unasked_quirks(codec: Codec, asks_for: frozenset[str]) -> frozenset[str]:
+    """The codec's quirks that its servers send only on a request option the adapter does not
+    declare it asks for (``requested_quirks``, ``asks_for``)."""
+    requested: Mapping[str, str] = getattr(codec, "requested_quirks", {})
+    return frozenset(q for q, option in requested.items() if option not in asks_for)
 
 
 class StreamCancelled(BaseException):
@@ -156,6 +166,16 @@ class DriverReplay:
         if self.scenario.dialects and dialect not in self.scenario.dialects:
             return f"the scenario runs in {', '.join(self.scenario.dialects)}, not {dialect}"
         codec = codecs[dialect]
+        requested: Mapping[str, str] = getattr(codec, "requested_quirks", {})
+        for quirk in self.scenario.quirks:
+            if quirk in requested and requested[quirk] not in asked_for(
+                getattr(adapter, "asks_for", None)
+            ):
+                return (
+                    f"{dialect} servers send {quirk} only when the request asks for "
+                    f"{requested[quirk]}, and the adapter does not declare it asks "
+                    f"(asks_for = ({requested[quirk]!r},))"
+                )
         reason = codec.can_express(self.scenario.turn, self.scenario.quirks)
         if reason is not None:
             return reason
@@ -235,7 +255,7 @@ class DriverReplay:
             run = DriverRun(
                 codec.name,
                 chunks,
-                turn_facts(self.scenario.turn),
+                self.facts(codec),
                 tuple(outputs),
                 source.reads,
                 source.overread,
@@ -246,6 +266,7 @@ class DriverReplay:
                 source.cancelled,
                 contract,
                 bool(getattr(codec, "stream_outlives_turn", False)),
+                self.later_ids(codec, encoded),
             )
             self.observation = DriverObservation(
                 codec.name, tuple(output for output, _ in outputs), raised
@@ -257,6 +278,26 @@ class DriverReplay:
                     self.found.setdefault(
                         (violation.rule, violation.event_index, violation.message), violation
                     )
+
+    def facts(self, codec: Codec) -> TurnFacts:
+        """What the turn says, with the stop reason the wire sends where a quirk sends another
+        (``reason_quirks``: Chat's finish_reason 'stop' for a message with tool calls)."""
+        facts = turn_facts(self.scenario.turn)
+        rewritten: Mapping[str, tuple[str, str]] = getattr(codec, "reason_quirks", {})
+        for quirk in self.scenario.quirks:
+            turn_reason, sent = rewritten.get(quirk, ("", ""))
+            if facts.sent_reason == turn_reason:
+                facts = replace(facts, sent_reason=sent)
+        return facts
+
+    def later_ids(self, codec: Codec, chunks: tuple[WireChunk, ...]) -> Mapping[str, str]:
+        """The ids the stream changes mid-call (first -> last), where the codec can tell and
+        the stream may change them: a recording, or a case with a quirk that does."""
+        later = getattr(codec, "later_ids", None)
+        changing: frozenset[str] = getattr(codec, "changes_ids", frozenset())
+        if later is None or not (self.scenario.raw_wire or changing & set(self.scenario.quirks)):
+            return {}
+        return dict(later(chunks))
 
     def _run_async(
         self,

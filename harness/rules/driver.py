@@ -6,6 +6,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from harness.model.driver import (
+    UNKNOWN_REASON,
     ExpectedCall,
     Refusal,
     TextOut,
@@ -91,7 +92,9 @@ def strict_assembly(c: DriverTimeline) -> Iterator[Finding]:
         "(per-message); not per fragment. A call is late only if the driver read content "
         "(text, argument fragments, another call's start) after it was due and before it "
         "emitted it; framing in between ([DONE], usage, keep-alives, stops, empty deltas) "
-        "does not count."
+        "does not count. A call whose id the stream changes mid-call may carry its first id or "
+        "its last one (nothing says which the server takes back); any other id (the two "
+        "joined, one made up) is a call the stream does not have."
     ),
 )
 def emit_once_early(c: DriverTimeline) -> Iterator[Finding]:
@@ -345,9 +348,13 @@ class _TextIndex:
         "goes on after the turn (an agent's stream; reading on to the end of a response body "
         "is how a driver finds the end of it), and reports it "
         "once, with the stop reason the server sent or the one the turn's content implies (a "
-        "final message with tool calls stopped for tool_use, whatever the server said). A "
-        "cancelled turn has not ended: its end is not owed, and reporting it before the final "
-        "stop was read ends the turn too early."
+        "final message with tool calls stopped for tool_use, whatever the server said), or "
+        "with the reason 'unknown' when its library does not say why the turn ended: the "
+        "lifetime is checked, not a reason the driver cannot know. A stream that ends after a "
+        "tool_use stop (the turn waits for tool results) may have that end reported, once, "
+        "for tool_use or 'unknown'; a reported end is never repeated and never carries another "
+        "reason. A cancelled turn has not ended: its end is not owed, and reporting it before "
+        "the final stop was read ends the turn too early."
     ),
 )
 def turn_lifetime(c: DriverTimeline) -> Iterator[Finding]:
@@ -389,6 +396,7 @@ def turn_lifetime(c: DriverTimeline) -> Iterator[Finding]:
                 f"the driver stopped reading after chunk {run.reads} (event {c.event_at(run.reads)}); "
                 f"the stream's last cycle stopped for 'tool_use', so the turn goes on past it",
             )
+        yield from _ends_reported(c, optional=True)
         return
     # a dialect that ends the turn by ending the body (no [DONE]): finding the end is reading it
     body_end_ends_turn = not ends
@@ -409,19 +417,38 @@ def turn_lifetime(c: DriverTimeline) -> Iterator[Finding]:
             f"(it read {run.reads} chunk(s){' and asked for more' if run.overread else ''}; the "
             f"turn ends at chunk {last})",
         )
-    ends_out = [o for o, _ in run.outputs if isinstance(o, TurnEnd)]
-    if len(ends_out) != 1:
-        yield Finding(
-            facts.final_stop,
-            f"the driver reported the end of the turn {len(ends_out)} times; once, at the end, is "
-            f"right: the stream ends it at event {facts.final_stop} with stop_reason "
-            f"{facts.final_reason!r}",
+    yield from _ends_reported(c, optional=False)
+
+
+def _ends_reported(c: DriverTimeline, *, optional: bool) -> Iterator[Finding]:
+    """The turn ends once, with the reason the stream gives (as sent, or as its content implies)
+    or an unknown one; where the stream ends while the turn waits for tool results
+    (``optional``), that end may also go unreported."""
+    facts = c.facts
+    ends = [(o, reads) for o, reads in c.run.outputs if isinstance(o, TurnEnd)]
+    if len(ends) > 1 or (not ends and not optional):
+        given = f"with stop_reason {facts.final_reason!r}"
+        where = (
+            f"the stream ends it at event {facts.final_stop} {given}"
+            if not optional
+            else f"the stream ends after its last cycle stopped for 'tool_use' ({given})"
         )
-    elif ends_out[0].stop_reason not in (facts.final_reason, facts.sent_reason):
+        reads = ", ".join(str(n) for _, n in ends[:5])
+        after = f" (after chunks {reads})" if ends else ""
         yield Finding(
             facts.final_stop,
-            f"the driver ended the turn with stop_reason {ends_out[0].stop_reason!r}; in the "
-            f"stream the turn stopped for {facts.final_reason!r}",
+            f"the driver reported the end of the turn {len(ends)} times{after}; "
+            f"{'at most ' if optional else ''}once, at the end, is right: {where}",
+        )
+    allowed = {facts.final_reason, facts.sent_reason, UNKNOWN_REASON}
+    wrong = [(o, n) for o, n in ends if o.stop_reason not in allowed]
+    if wrong:
+        end, read = wrong[0]
+        yield Finding(
+            facts.final_stop,
+            f"the driver ended the turn with stop_reason {end.stop_reason!r} (after chunk "
+            f"{read}); in the stream the turn stopped for {facts.final_reason!r} (a driver "
+            f"whose library does not say why reports {UNKNOWN_REASON!r})",
         )
 
 
@@ -482,7 +509,12 @@ def cancellation(c: DriverTimeline) -> Iterator[Finding]:
         "Legal or common quirks (usage chunks with empty choices, keep-alive pings, CRLF, spaces "
         "in data JSON, a missing [DONE]) never crash the consumer, nor make it refuse the "
         "stream. On corrupt input (arguments that do not parse although their block stopped) "
-        "refusing is safe: a clear error, or a refusal output, instead of a guess."
+        "refusing is safe: a clear error, or a refusal output, instead of a guess. A driver is "
+        "fed only what its server sends it: a shape servers send only when the request asks "
+        "(Gemini's streamed function-call arguments) only to a driver that declares it asks "
+        "(asks_for); an SSE event the body ends before its blank line is discarded, as the SSE "
+        "rules say, so the turn ends without it; a Chat stream of several choices (n > 1) is "
+        "no one turn, and is refused when loaded."
     ),
 )
 def robust_framing(c: DriverTimeline) -> Iterator[Finding]:

@@ -22,6 +22,24 @@ from harness.model.driver import (
 from harness.model.driver_run import DriverRun
 
 
+def _first_ids(run: DriverRun) -> DriverRun:
+    """The run with each call the driver emitted under the last id the stream gave it renamed
+    to its first: a stream that changes a call's id mid-stream (``later_ids``) says nothing of
+    which the server takes back, and widely used libraries keep either. Any other id (the two
+    joined, one made up) stays as emitted, and is no call of the stream."""
+    if not run.later_ids:
+        return run
+    first = {last: first for first, last in run.later_ids.items()}
+    known = {call.id for call in run.facts.calls}
+    outputs = tuple(
+        (replace(o, id=first[o.id]), reads)
+        if isinstance(o, ToolCallOut) and o.id in first and o.id not in known
+        else (o, reads)
+        for o, reads in run.outputs
+    )
+    return replace(run, outputs=outputs)
+
+
 def _without_missing_ids(run: DriverRun) -> DriverRun:
     """The run with a name for every call the stream gives no id (Gemini gives most calls none):
     ``#k``, the turn's k-th call; the driver's calls whose ids the stream does not know are
@@ -108,7 +126,7 @@ class DriverTimeline:
     The run it holds is that matched one."""
 
     def __init__(self, run: DriverRun) -> None:
-        run = _without_missing_ids(run)
+        run = _without_missing_ids(_first_ids(run))
         self.run = run
         self.facts = run.facts
         #: the input is corrupt: a call whose arguments do not parse although its block stopped

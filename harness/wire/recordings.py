@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from harness._errors import UsageError, WireError, excerpt
 from harness._files import read_text
 from harness.wire.cassette import Interaction, read_cassette
-from harness.wire.sse import parse_jsonl
+from harness.wire.sse import parse_jsonl, parse_sse
 
 Framing = Literal["sse", "json-array", "jsonl"]
 
@@ -127,6 +127,21 @@ def event_pieces(body: str, framing: Framing) -> list[str]:
                 lines.append(line)
         return lines
     return _array_elements(body) or ([body] if body else [])
+
+
+def without_pending_event(body: str, framing: Framing | None) -> str:
+    """What a client that follows the SSE rules reads of ``body``: the body without an event
+    the stream ended before its blank line. The WHATWG rules discard such pending data at the
+    end of the body (html.spec.whatwg.org/multipage/server-sent-events.html: "Once the end of
+    the file is reached, any pending data must be discarded"), so the turn a recording holds
+    ends without it; the driver is still fed every byte."""
+    if framing != "sse" or not body:
+        return body
+    events = parse_sse(body, source="body")
+    if not events or events[-1].terminated:
+        return body
+    pieces = _sse_events(body)
+    return body[: len(body) - len(pieces[-1])]
 
 
 def _sse_events(text: str) -> list[str]:
@@ -309,6 +324,8 @@ def _from_interaction(interaction: Interaction) -> RecordedResponse:
     problem = None if dialect else _unknown(uri)
     if interaction.response_status >= 400 and problem is None:
         problem = f"the response is an HTTP {interaction.response_status} error, not a stream"
+    if problem is None:
+        problem = _several_choices(body, dialect, interaction.response_source)
     return response(framing, dialect, body, problem)
 
 
@@ -324,6 +341,8 @@ def _from_file(name: str) -> RecordedResponse:
         problem = "neither server-sent events, a JSON array, nor JSON lines"
     elif dialect is None:
         problem = _unknown(None)
+    else:
+        problem = _several_choices(body, dialect, name)
     return RecordedResponse(
         path=name,
         interaction=None,
@@ -337,6 +356,32 @@ def _from_file(name: str) -> RecordedResponse:
         source=name,
         problem=problem,
     )
+
+
+def _several_choices(body: str, dialect: str | None, source: str) -> str | None:
+    """Why a Chat Completions stream of several choices (a request with ``n > 1``) is no turn
+    to replay, naming the line of the first chunk of another choice; None for one choice."""
+    if dialect != "openai-chat" or '"index"' not in body:
+        return None
+    try:
+        events = parse_sse(body, source=source)
+    except WireError:
+        return None  # the decoder says what is wrong, at its line
+    for event in events:
+        try:
+            data = json.loads(event.data)
+        except (ValueError, RecursionError):
+            continue
+        choices = data.get("choices") if isinstance(data, dict) else None
+        for choice in choices if isinstance(choices, list) else ():
+            index = choice.get("index", 0) if isinstance(choice, dict) else 0
+            if index != 0:
+                return (
+                    f"line {event.line} of the body is a chunk of choice {index!r}: the stream "
+                    "holds several choices (a request with n > 1), several answers at once, "
+                    "not one turn; a driver scenario needs a stream of one choice"
+                )
+    return None
 
 
 def _unknown(uri: str | None) -> str:

@@ -143,6 +143,8 @@ class GeminiDriver:
 
     layers = ("driver",)
     dialect = "gemini-sse"
+    #: its requests ask for streamed function-call arguments, so it reads them too
+    asks_for: tuple[str, ...] = ("stream_function_call_arguments",)
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         try:

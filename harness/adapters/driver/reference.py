@@ -54,6 +54,9 @@ class AnthropicDriver:
 
     layers = ("driver",)
     dialect = "anthropic"
+    #: the body ends with the message, so a tool_use stop ends what this response says: the
+    #: turn's end is reported there too (for tool_use); an agent's stream goes on instead
+    one_message = True
 
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         yield from closing(chunks, self.turn(chunks))
@@ -62,6 +65,7 @@ class AnthropicDriver:
         blocks: dict[int, dict[str, Any]] = {}
         started: set[str] = set()
         stop_reason = "end_turn"
+        paused = False  # the message stopped for tool_use and the body goes on to its end
         for _name, data in events(chunks):
             kind = data.get("type") if isinstance(data, dict) else None
             if kind == "message_start":
@@ -87,12 +91,16 @@ class AnthropicDriver:
                 stop_reason = data.get("delta", {}).get("stop_reason") or "end_turn"
                 for index in sorted(blocks):  # cut short (max_tokens): the calls end here
                     yield from self.finish(blocks[index])
+            elif kind == "message_stop" and stop_reason == "tool_use":
+                paused = self.one_message
             elif kind == "message_stop" and stop_reason != "tool_use":
                 called = any(b["type"] == "tool_use" for b in blocks.values())  # not server tools
                 # 'end_turn' with tool calls in the message: the tools still have to run
                 yield TurnEnd("tool_use" if called and stop_reason != "max_tokens" else stop_reason)
                 return
             # ping, an SDK's assembled 'assistant' copy, anything else: nothing to emit
+        if paused:
+            yield TurnEnd("tool_use")
 
     def delta(self, block: dict[str, Any] | None, delta: dict[str, Any]) -> Iterator[DriverOutput]:
         if block is None:
@@ -125,6 +133,7 @@ class AnthropicAgentDriver(AnthropicDriver):
     reading at the turn's final stop (it already does; the dialect says it must)."""
 
     dialect = "anthropic-agent"
+    one_message = False
 
 
 class OpenAIChatDriver:

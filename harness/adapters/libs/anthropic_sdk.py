@@ -18,7 +18,8 @@ from typing import Any
 
 from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.adapters.libs._reasons import turn_end
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut
 
 _TOOLS = ("tool_use", "server_tool_use")
 
@@ -54,7 +55,7 @@ def outputs(stream: Any) -> Iterator[DriverOutput]:
             block = event.content_block
             yield ToolCallOut(block.id, block.name, arguments_text(block.input), True)
         elif event.type == "message_stop":
-            yield TurnEnd(str(event.message.stop_reason))
+            yield turn_end(event.message.stop_reason, {})
 
 
 class AnthropicMessagesStream:

@@ -149,13 +149,6 @@ _explain(
     """A tool name repeated on every delta is concatenated (final_resultfinal_result...), so the
     agent looks up a tool that does not exist. Reported as ggml-org/llama.cpp#13774.""",
 )
-_explain(
-    "pydantic-ai",
-    ["id-changes-mid-stream"],
-    """The call carries the id the server switched to (toolcall0), not the one it started with;
-    name and arguments are right. Which id the server expects back is the scenario's claim, so
-    this one is open to dispute.""",
-)
 
 _explain(
     "litellm",
@@ -164,11 +157,4 @@ _explain(
     index) come back as one call with the last id and the arguments back to back: the other calls
     are lost and the remaining one cannot be parsed. Upstream: BerriAI/litellm#7621 (closed,
     regressed in #10034).""",
-)
-_explain(
-    "litellm",
-    ["id-changes-mid-stream"],
-    """The built call carries the id the server switched to, not the one it started with; name and
-    arguments are right. Which id the server expects back is the scenario's claim, so this one is
-    open to dispute.""",
 )

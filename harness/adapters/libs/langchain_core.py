@@ -15,8 +15,9 @@ from typing import Any
 
 from harness.adapters.driver.reference import FINISH_REASONS, closing, events
 from harness.adapters.libs import require
+from harness.adapters.libs._reasons import turn_end
 from harness.adapters.libs.anthropic_sdk import arguments_text
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut
 from harness.wire import DONE
 
 
@@ -69,8 +70,7 @@ class LangChainMessageChunks:
             yield ToolCallOut(call["id"] or "", call["name"], arguments_text(call["args"]), True)
         for bad in message.invalid_tool_calls:
             yield ToolCallOut(bad["id"] or "", bad["name"] or "", bad["args"] or "", False)
-        reason = str(message.response_metadata.get("finish_reason"))
-        yield TurnEnd(FINISH_REASONS.get(reason, reason))
+        yield turn_end(message.response_metadata.get("finish_reason"), FINISH_REASONS)
 
 
 def make_adapter() -> LangChainMessageChunks:

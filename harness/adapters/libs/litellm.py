@@ -13,7 +13,8 @@ from collections.abc import Iterator
 
 from harness.adapters.driver.reference import FINISH_REASONS, closing, events, strict_json
 from harness.adapters.libs import require
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.adapters.libs._reasons import turn_end
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut
 from harness.wire import DONE
 
 
@@ -48,8 +49,7 @@ class LiteLLMChunkBuilder:
             yield ToolCallOut(
                 call.id or "", call.function.name or "", arguments, strict_json(arguments)
             )
-        reason = str(choice.finish_reason)
-        yield TurnEnd(FINISH_REASONS.get(reason, reason))
+        yield turn_end(choice.finish_reason, FINISH_REASONS)
 
 
 def make_adapter() -> LiteLLMChunkBuilder:

@@ -24,6 +24,7 @@ from typing import Any
 from harness.adapters.driver.reference import FINISH_REASONS, strict_json
 from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
+from harness.adapters.libs._reasons import turn_end
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
 
@@ -49,7 +50,7 @@ def open_stream(sdk: Any) -> Any:
 def finish(stream: Any) -> TurnEnd:
     choices = stream.current_completion_snapshot.choices
     reason = choices[0].finish_reason if choices else None
-    return TurnEnd(FINISH_REASONS.get(str(reason), str(reason)))  # others as they are
+    return turn_end(reason, FINISH_REASONS)  # others as they are
 
 
 def outputs(stream: Any) -> Iterator[DriverOutput]:

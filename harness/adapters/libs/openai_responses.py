@@ -19,18 +19,19 @@ from typing import Any
 from harness.adapters.driver.reference import strict_json
 from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
+from harness.adapters.libs._reasons import turn_end
 from harness.adapters.libs.openai_chat import client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
 
 _INCOMPLETE = {"max_output_tokens": "max_tokens"}
 
 
-def stop_reason(response: Any) -> str:
+def stop_reason(response: Any) -> TurnEnd:
+    """A completed response says no stop reason (the SDK's Response has none): the turn ends
+    for a reason the library does not say; an incomplete one names why it was cut short."""
     if response.status == "incomplete":
-        reason = getattr(response.incomplete_details, "reason", None)
-        return _INCOMPLETE.get(str(reason), str(reason))
-    called = any(item.type == "function_call" for item in response.output or ())
-    return "tool_use" if called else "end_turn"
+        return turn_end(getattr(response.incomplete_details, "reason", None), _INCOMPLETE)
+    return TurnEnd()
 
 
 def open_stream(sdk: Any) -> Any:
@@ -47,7 +48,7 @@ def outputs(stream: Any) -> Iterator[DriverOutput]:
             item = event.item
             yield ToolCallOut(item.call_id, item.name, item.arguments, strict_json(item.arguments))
         elif event.type in ("response.completed", "response.incomplete"):
-            yield TurnEnd(stop_reason(event.response))
+            yield stop_reason(event.response)
 
 
 class OpenAIResponsesStream:

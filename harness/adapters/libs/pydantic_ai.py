@@ -16,8 +16,9 @@ from typing import Any
 from harness.adapters.driver.reference import strict_json
 from harness.adapters.libs import require
 from harness.adapters.libs._offline import async_client
+from harness.adapters.libs._reasons import turn_end
 from harness.adapters.libs.anthropic_sdk import arguments_text
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.model.driver import DriverOutput, TextOut, ToolCallOut
 
 _REASONS = {"tool_call": "tool_use", "stop": "end_turn", "length": "max_tokens"}
 
@@ -64,8 +65,7 @@ class PydanticAIStreamedResponse:
                         yield TextOut(event.delta.content_delta)
                 elif isinstance(event, PartEndEvent) and isinstance(event.part, ToolCallPart):
                     yield call_out(event.part)
-            reason = str(stream.get().finish_reason)
-            yield TurnEnd(_REASONS.get(reason, reason))
+            yield turn_end(stream.get().finish_reason, _REASONS)
 
 
 def make_adapter() -> PydanticAIStreamedResponse:

@@ -59,7 +59,11 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
 _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
     "session": ("harness.adapters.session.mutants",),
     "history": ("harness.adapters.history.mutants",),
-    "driver": ("harness.adapters.driver.mutants", "harness.adapters.driver.framing_mutants"),
+    "driver": (
+        "harness.adapters.driver.mutants",
+        "harness.adapters.driver.framing_mutants",
+        "harness.adapters.driver.error_mutants",
+    ),
 }
 
 #: layer -> the mutants registered so far by name, in definition order

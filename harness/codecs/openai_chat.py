@@ -1,5 +1,6 @@
 """OpenAI Chat Completions streaming: ``chat.completion.chunk`` objects in SSE ``data:`` lines,
-ended by ``data: [DONE]``. One response is one message cycle; tool calls stream by ``index``."""
+ended by ``data: [DONE]``. One response is one message cycle; tool calls stream by ``index``.
+An error mid-stream is an error object in a data line, and the stream ends there."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 from harness.codecs.base import misshapen, need
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
-from harness.wire import DONE, WireError, json_data, parse_sse
+from harness.wire import DONE, json_data, parse_sse
 
 QUIRKS = {
     "same_index": (
@@ -91,6 +92,10 @@ QUIRKS = {
         "usage null on every chunk and the real usage on the finish chunk, no usage chunk of "
         "its own; gateway-only: DeepSeek, Groq (vercel-ai deepseek-tool-call.chunks.txt, "
         "groq-tool-call.chunks.txt)"
+    ),
+    "error_event_line": (
+        "an error mid-stream sent with an 'event: error' line before its data, and no [DONE]; "
+        "gateway-only: Groq (pydantic-ai test_tool_use_failed_error_streaming.yaml)"
     ),
     "empty_content_deltas": (
         "an empty content delta ('') before each tool call; gateway-only: Ollama "
@@ -181,6 +186,14 @@ def _obfuscation(seed: str) -> str:
     return "".join(letters[b % len(letters)] for b in digest[: 2 + len(seed) % 14])
 
 
+def _error_chunk(event: dv.StreamError, origin: int, quirks: frozenset[str]) -> WireChunk:
+    """An error object in a data line, as OpenAI sends one mid-stream (Groq names the event)."""
+    error = {"message": event.message, "type": event.error_type, "param": None, "code": None}
+    data = json.dumps({"error": error}, separators=(",", ":"))
+    line = "event: error\n" if "error_event_line" in quirks else ""
+    return WireChunk(f"{line}data: {data}\n\n", origin)
+
+
 def _prompt_filter_chunk(origin: int, quirks: frozenset[str]) -> WireChunk:
     """Azure's first chunk: what its filter found in the prompt, and no choice."""
     payload = {
@@ -224,6 +237,11 @@ class OpenAIChatCodec:
             return "Chat Completions has no server-side tools"
         if any(isinstance(e, dv.ArgumentsDelta) and not e.fragment for e in turn):
             return "an empty argument fragment leaves no trace in Chat Completions"
+        if _error_after_call(turn):
+            return (
+                "Chat Completions tells that a call is complete only by what follows it (the "
+                "next call, the finish): an error right after a call leaves it unfinished there"
+            )
         return _one_call_at_a_time(turn)
 
     def encode(
@@ -308,6 +326,9 @@ class OpenAIChatCodec:
                 out.append(_chunk(message_id, {}, i, finish, quirks))
                 if "content_filter_trailing_chunk" in quirks:
                     out.append(_content_filter_chunk(i, quirks))
+            elif isinstance(event, dv.StreamError):
+                out.append(_error_chunk(event, i, quirks))
+                break  # the stream ends with the error
             elif isinstance(event, dv.CycleStop):
                 if "usage_chunk" in quirks or "include_usage" in quirks:
                     usage: dict[str, Any] = {
@@ -407,7 +428,21 @@ class _Reader:
             return True
         need(data, dict, "a chunk", source, line)
         if "error" in data:
-            raise WireError(source, line, f"the stream reports an error: {data['error']}")
+            error = data["error"]
+            if not isinstance(error, dict):
+                error = {"message": error}
+            if not self.started:
+                self.out.append(dv.CycleStart(message_id="", line=line))
+                self.started = True
+            self.out.append(
+                dv.StreamError(
+                    error_type=str(error.get("type") or error.get("code") or ""),
+                    message=str(error.get("message", "")),
+                    line=line,
+                )
+            )
+            self.stopped = True  # the stream ends with the error: nothing is closed
+            return True
         if not self.started:
             self.out.append(dv.CycleStart(message_id=str(data.get("id", "")), line=line))
             self.started = True
@@ -476,6 +511,15 @@ class _Reader:
             self.close_blocks(self.last_line)
             self.out.append(dv.CycleStop(line=self.last_line))
         return tuple(self.out)
+
+
+def _error_after_call(turn: Sequence[dv.TurnEvent]) -> bool:
+    """The server's error comes after a call's end with nothing of the turn in between."""
+    calls = {e.index for e in turn if isinstance(e, dv.BlockStart) and e.block == "tool_use"}
+    for before, event in itertools.pairwise(turn):
+        if isinstance(event, dv.StreamError):
+            return isinstance(before, dv.BlockStop) and before.index in calls
+    return False
 
 
 def _one_call_at_a_time(turn: Sequence[dv.TurnEvent]) -> str | None:

@@ -49,3 +49,5 @@ class DriverRun:
     #: the dialect's stream goes on after the turn (an agent's stream), so reading past the
     #: turn's end waits for the next turn; otherwise the body ends with the turn
     stream_outlives_turn: bool = False
+    #: the body was cut after this many chunks (a transport fault), before the turn ended
+    body_cut: int | None = None

@@ -6,6 +6,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 
 from harness.model.driver import (
+    ErrorReport,
     ExpectedCall,
     Refusal,
     TextOut,
@@ -488,6 +489,8 @@ def cancellation(c: DriverTimeline) -> Iterator[Finding]:
 def robust_framing(c: DriverTimeline) -> Iterator[Finding]:
     if c.corrupt:
         return  # a refusal of corrupt input is safe; what it emitted before is checked
+    if c.facts.error is not None:
+        return  # the stream failed: raising is how a driver surfaces it (error-surfaced)
     if c.run.raised:
         yield Finding(
             c.event_at(c.run.reads),
@@ -495,7 +498,11 @@ def robust_framing(c: DriverTimeline) -> Iterator[Finding]:
             f"{c.run.raised}; nothing in the stream is corrupt (the chunk: {_chunk(c, c.run.reads)})",
         )
     elif c.refused_at is not None:
-        reason = next(o.reason for o, _ in c.run.outputs if isinstance(o, Refusal))
+        reason = next(
+            o.reason if isinstance(o, Refusal) else f"it reported an error: {o.message}"
+            for o, _ in c.run.outputs
+            if isinstance(o, (Refusal, ErrorReport))
+        )
         yield Finding(
             c.event_at(c.refused_at),
             f"the driver refused the {c.run.dialect} stream after chunk {c.refused_at} "

@@ -19,7 +19,15 @@ from harness.adapters.driver.reference import events
 from harness.adapters.registry import AdapterInfo
 from harness.codecs.ag_ui import QUIRKS, AGUICodec
 from harness.model import driver as dv
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
+from harness.model.driver import (
+    DriverOutput,
+    ErrorReport,
+    TextOut,
+    ToolCallOut,
+    TurnEnd,
+    WireChunk,
+    turn_facts,
+)
 from harness.replay import ScenarioResult, replay
 from harness.scenario import DriverScenario
 from harness.wire import WireError, parse_sse
@@ -777,7 +785,6 @@ def _lines(text: str) -> int:
 @pytest.mark.parametrize(
     ("event", "words"),
     [
-        ({"type": "RUN_ERROR", "message": "model overloaded"}, "model overloaded"),
         ({"type": "TOOL_CALL_TELEPORT"}, "unknown AG-UI event type 'TOOL_CALL_TELEPORT'"),
         ({"type": "TOOL_CALL_CHUNK", "toolCallId": "c", "delta": "{}"}, "convenience event"),
         ({"type": "TOOL_CALL_ARGS", "toolCallId": "nope", "delta": "{}"}, "not open"),
@@ -838,7 +845,7 @@ def test_the_driver_closes_the_stream_it_reads() -> None:
     assert closed == [True]
 
 
-def test_a_repeated_start_of_a_call_changes_nothing_and_run_error_ends_the_turn() -> None:
+def test_a_repeated_start_of_a_call_changes_nothing_and_run_error_ends_the_stream() -> None:
     body = _body(
         RUN,
         {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "ls"},
@@ -855,8 +862,11 @@ def test_a_repeated_start_of_a_call_changes_nothing_and_run_error_ends_the_turn(
     pieces = [p + "\n\n" for p in body.split("\n\n") if p]
     assert list(AGUIDriver().drive(iter(pieces))) == [
         ToolCallOut("c", "ls", '{"a": 1}', True),
-        TurnEnd("error"),
+        ErrorReport("RUN_ERROR: boom"),
     ]
+    # the decoder reads the run's error as the turn's, and nothing after it
+    turn = CODEC.decode(body, source="s")
+    assert turn[-1] == dv.StreamError(error_type="", message="boom")
 
 
 # -- replaying scenarios --------------------------------------------------------------------------

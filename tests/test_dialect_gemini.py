@@ -352,9 +352,11 @@ def test_json_paths_round_trip() -> None:
 
 
 def test_decode_reports_errors_at_their_line() -> None:
-    with pytest.raises(WireError, match="reports an error") as caught:
-        SSE.decode('data: {"candidates": []}\n\ndata: {"error": {"code": 500}}\n\n', source="s")
-    assert caught.value.line == 3
+    error = {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}
+    body = f'data: {{"candidates": []}}\n\ndata: {json.dumps({"error": error})}\n\n'
+    turn = SSE.decode(body, source="s")
+    assert turn[-1] == dv.StreamError(error_type="UNAVAILABLE", message="The model is overloaded.")
+    assert turn[-1].line == 3 and not any(isinstance(e, dv.CycleStop) for e in turn)
     entry = {"jsonPath": "$.a", "stringValue": "x"}
     orphan = {"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [entry]}}]}}]}
     with pytest.raises(WireError, match="no function call is streaming"):

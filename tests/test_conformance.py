@@ -74,6 +74,9 @@ CAUGHT_BY = {
     "driver-mutant-responses-rejects-unknown-fields": {"robust-framing"},
     "driver-mutant-ag-ui-end-closes-latest-call": {"order"},
     "driver-mutant-ag-ui-step-end-discards-open-calls": {"emit-once-early"},
+    "driver-mutant-anthropic-ignores-error-events": {"error-surfaced"},
+    "driver-mutant-anthropic-flushes-open-calls-on-error": {"error-surfaced", "strict-assembly"},
+    "driver-mutant-openai-chat-body-end-is-turn-end": {"error-surfaced"},
     "history-mutant-result-after-user-text": {"results-first"},
 }
 

@@ -263,10 +263,12 @@ def test_a_stream_that_ends_in_the_servers_error_converts_to_a_turn_without_an_e
     text = convert(path).text
     comments = [line for line in text.splitlines() if line.startswith("#")]
     assert any(
-        line.endswith('error error_type="invalid_request_error" message="Tool call validation '
-        "failed: tool call validation failed: parameters for tool get_something_by_name did "
-        "not match schema: errors: [missing properties: 'name', additionalProperties "
-        "'nonexistent' not allowed]\"")
+        line.endswith(
+            'error error_type="invalid_request_error" message="Tool call validation '
+            "failed: tool call validation failed: parameters for tool get_something_by_name did "
+            "not match schema: errors: [missing properties: 'name', additionalProperties "
+            "'nonexistent' not allowed]\""
+        )
         for line in comments
     ), comments[-5:]
     assert comments[-1] == "#   the error (raised or reported), and no turn end"

@@ -8,6 +8,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from textwrap import dedent
+from typing import ClassVar
 
 import pytest
 
@@ -15,6 +16,7 @@ from harness._errors import ScenarioError
 from harness.adapters.driver.reference import AnthropicDriver, OpenAIChatDriver
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.model.driver import (
+    DriverObservation,
     DriverOutput,
     ErrorReport,
     StreamError,
@@ -67,7 +69,7 @@ def test_the_error_ends_the_turn_and_cuts_the_call_it_interrupts() -> None:
 def test_the_reference_surfaces_the_error_and_passes() -> None:
     result = replay(parse_driver(MID_ARGUMENTS), BUNDLED["driver-anthropic-reference"])
     assert result.status == "pass", result.violations
-    assert result.observation is not None
+    assert isinstance(result.observation, DriverObservation)
     assert result.observation.outputs == (
         TextOut("Running it."),
         ErrorReport("overloaded_error: Overloaded"),
@@ -220,7 +222,10 @@ def test_a_cut_body_ends_early_and_a_turn_end_is_a_violation() -> None:
 
 
 def test_a_cut_after_the_turn_is_told_is_skipped() -> None:
-    text = HEAD + "dialects: [openai-chat]\ntransport: ['cut:3']\ntrace:\n  - cycle: {blocks: [{text: hi}]}\n"
+    text = (
+        HEAD
+        + "dialects: [openai-chat]\ntransport: ['cut:3']\ntrace:\n  - cycle: {blocks: [{text: hi}]}\n"
+    )
     # role, text, finish: the cut after 3 chunks loses only [DONE]
     result = replay(parse_driver(text), BUNDLED["driver-openai-chat-reference"])
     assert result.status == "skip"
@@ -233,7 +238,7 @@ def test_a_cut_after_the_turn_is_told_is_skipped() -> None:
 class Timed(AnthropicDriver):
     """Notes how long each read took."""
 
-    waits: list[float] = []
+    waits: ClassVar[list[float]] = []
 
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
         def timed() -> Iterator[str]:

@@ -776,9 +776,7 @@ class _Decoder:
             self.ensure_cycle("", line)
             code, message = item.data.get("code"), item.data.get("message")
             self.out.append(
-                dv.StreamError(
-                    error_type=str(code or ""), message=str(message or ""), line=line
-                )
+                dv.StreamError(error_type=str(code or ""), message=str(message or ""), line=line)
             )
             self.failed = True  # the run ends with its error
         elif kind in _CHUNK_EVENTS:

@@ -343,7 +343,9 @@ class OpenAIResponsesCodec:
                 if "error_event" in quirks:
                     wire.append(_Wire("error", {**error, "param": None}, i))
                 else:
-                    output = [items[k].final() for k in sorted(items, key=lambda k: items[k].position)]
+                    output = [
+                        items[k].final() for k in sorted(items, key=lambda k: items[k].position)
+                    ]
                     response = self._response(response_id, "failed", output)
                     response["error"] = error
                     wire.append(_Wire("response.failed", {"response": response}, i))

@@ -84,7 +84,6 @@ class _Source:
     def close(self) -> None:
         self.closed = True
 
-
     def stall(self) -> float:
         """The pause before the next read, if it stalls (a transport fault): time the harness
         makes the driver wait, not the driver's own."""

@@ -89,7 +89,9 @@ def _error(r: StepReader, f: Fields) -> list[Any]:
     f.check_keys(("type", "message"))
     r.budget.take(1, f, "type" if f.has("type") else "line")
     event = dv.StreamError(
-        error_type=f.str("type", "overloaded_error"), message=f.str("message", "Overloaded"), line=f.line
+        error_type=f.str("type", "overloaded_error"),
+        message=f.str("message", "Overloaded"),
+        line=f.line,
     )
     return [event]
 

@@ -49,11 +49,11 @@ def _without_errors(chunks: Iterator[str]) -> Iterator[str]:
 )
 class FlushesOpenCallsOnError(AnthropicAgentDriver):
     def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        open_calls: dict[int, dict[str, Any]] = {}
+        open_calls: dict[Any, dict[str, Any]] = {}
         yield from closing(chunks, self.flushing(_watching(chunks, open_calls), open_calls))
 
     def flushing(
-        self, chunks: Iterator[str], open_calls: dict[int, dict[str, Any]]
+        self, chunks: Iterator[str], open_calls: dict[Any, dict[str, Any]]
     ) -> Iterator[DriverOutput]:
         for output in self.turn(chunks):
             if isinstance(output, ErrorReport):  # the bug: the open calls go out as complete
@@ -62,13 +62,14 @@ class FlushesOpenCallsOnError(AnthropicAgentDriver):
             yield output
 
 
-def _watching(chunks: Iterator[str], open_calls: dict[int, dict[str, Any]]) -> Iterator[str]:
+def _watching(chunks: Iterator[str], open_calls: dict[Any, dict[str, Any]]) -> Iterator[str]:
     """The chunks, keeping in ``open_calls`` the tool calls whose blocks started and have not
     stopped."""
     for chunk in chunks:
         for _, data in events(iter((chunk,))):
-            kind = data.get("type") if isinstance(data, dict) else None
-            index = data.get("index") if isinstance(data, dict) else None
+            if not isinstance(data, dict):
+                continue
+            kind, index = data.get("type"), data.get("index")
             if kind == "content_block_start" and data["content_block"].get("type") == "tool_use":
                 block = data["content_block"]
                 open_calls[index] = {"id": block["id"], "name": block["name"], "parts": []}

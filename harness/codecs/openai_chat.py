@@ -237,7 +237,7 @@ class OpenAIChatCodec:
             return "Chat Completions has no server-side tools"
         if any(isinstance(e, dv.ArgumentsDelta) and not e.fragment for e in turn):
             return "an empty argument fragment leaves no trace in Chat Completions"
-        if _error_after_call(turn):
+        if _error_after_call(turn, frozenset(quirks)):
             return (
                 "Chat Completions tells that a call is complete only by what follows it (the "
                 "next call, the finish): an error right after a call leaves it unfinished there"
@@ -513,12 +513,20 @@ class _Reader:
         return tuple(self.out)
 
 
-def _error_after_call(turn: Sequence[dv.TurnEvent]) -> bool:
-    """The server's error comes after a call's end with nothing of the turn in between."""
+def _error_after_call(turn: Sequence[dv.TurnEvent], quirks: frozenset[str]) -> bool:
+    """The server's error comes after a call's end with nothing on the wire in between (under
+    ``whole_call_one_chunk`` a call's start and fragments write nothing until it ends)."""
     calls = {e.index for e in turn if isinstance(e, dv.BlockStart) and e.block == "tool_use"}
-    for before, event in itertools.pairwise(turn):
-        if isinstance(event, dv.StreamError):
-            return isinstance(before, dv.BlockStop) and before.index in calls
+    errors = [n for n, e in enumerate(turn) if isinstance(e, dv.StreamError)]
+    if not errors:
+        return False
+    for event in reversed(turn[: errors[0]]):
+        unwritten = "whole_call_one_chunk" in quirks and (
+            (isinstance(event, dv.BlockStart) and event.index in calls)
+            or isinstance(event, dv.ArgumentsDelta)
+        )
+        if not unwritten:
+            return isinstance(event, dv.BlockStop) and event.index in calls
     return False
 
 

@@ -284,6 +284,12 @@ class OpenAIResponsesCodec:
                     )
         if reason is not None and not isinstance(turn[-1], dv.CycleStop):
             return "this turn gives a stop reason but never stops; the Responses stream says both at once"
+        failed = any(isinstance(e, dv.StreamError) for e in turn)
+        if failed and "no_done_events" in frozenset(quirks) and "tool_use" in blocks.values():
+            return (
+                "without *.done events a call's end shows only at response.completed: a "
+                "failure leaves every call of the response unfinished"
+            )
         return None
 
     def encode(

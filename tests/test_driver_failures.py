@@ -287,3 +287,20 @@ class GivesUpOnSilence:
 def test_a_driver_that_takes_a_stall_for_the_end_fails_the_ordinary_rules() -> None:
     result = replay(library_driver("stall-mid-arguments"), adapter(GivesUpOnSilence))
     assert "turn-lifetime" in rules_broken(result)
+
+
+@pytest.mark.parametrize(
+    ("mutant", "scenario"),
+    [
+        ("anthropic-ignores-error-events", "error-after-text"),
+        ("anthropic-flushes-open-calls-on-error", "error-mid-arguments"),
+        ("openai-chat-body-end-is-turn-end", "cut-mid-arguments"),
+    ],
+)
+def test_a_failed_stream_mutant_passes_a_stream_that_does_not_fail(
+    mutant: str, scenario: str
+) -> None:
+    adapter = BUNDLED[f"driver-mutant-{mutant}"]
+    assert replay(library_driver("parallel-calls"), adapter).status == "pass"
+    assert replay(library_driver("text-before-tool-call"), adapter).status == "pass"
+    assert "error-surfaced" in rules_broken(replay(library_driver(scenario), adapter))

@@ -95,8 +95,7 @@ class SyncSource(_Source):
         return self
 
     def __next__(self) -> str | bytes:
-        pause = self.stall()
-        if pause:
+        if self.stalls and (pause := self.stall()):  # no work per read without stalls
             with self.progress.harness():
                 time.sleep(pause)
         return self._next()
@@ -107,9 +106,8 @@ class AsyncSource(_Source):
         return self
 
     async def __anext__(self) -> str | bytes:
-        pause = self.stall()
-        if pause:  # the event loop runs on: a driver's own timeout may fire meanwhile
-            with self.progress.harness():
+        if self.stalls and (pause := self.stall()):
+            with self.progress.harness():  # the loop runs on: a driver's own timeout may fire
                 await asyncio.sleep(pause)
         try:
             return self._next()

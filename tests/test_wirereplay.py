@@ -188,10 +188,14 @@ def test_every_explained_recording_exists() -> None:
     assert len(STREAMS) >= 25
 
 
-def test_a_stream_reporting_an_error_is_refused_directly() -> None:
+def test_a_stream_reporting_an_error_replays_as_that_error_both_ways() -> None:
+    # Groq's `event: error` (tool_use_failed) after the reasoning: no call, no turn end
     path = REAL / "pydantic-ai" / "test_tool_use_failed_error_streaming.yaml"
-    with pytest.raises(WireError, match=r"the stream reports an error"):
-        replay_direct(path, 0)
+    direct, sdk = replay_direct(path, 0), replay_through_sdk(path, 0)
+    for replayed, raised in ((direct, "ErrorReport: invalid_request_error: "), (sdk, "APIError: ")):
+        assert (replayed.text, replayed.tool_calls, replayed.stop_reason) == ("", (), None)
+        assert replayed.error is not None
+        assert replayed.error.startswith(raised + "Tool call validation failed"), replayed.error
 
 
 def test_a_raw_body_is_served_at_its_dialects_url() -> None:

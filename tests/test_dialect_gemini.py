@@ -30,7 +30,15 @@ from harness.codecs.gemini import (
     parse_json_path,
 )
 from harness.model import driver as dv
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
+from harness.model.driver import (
+    DriverOutput,
+    ErrorReport,
+    TextOut,
+    ToolCallOut,
+    TurnEnd,
+    WireChunk,
+    turn_facts,
+)
 from harness.replay import replay
 from harness.scenario import DriverScenario, recorded_scenario
 from harness.wire import WireError, parse_json_array_stream, parse_jsonl, parse_sse, read_cassette
@@ -753,7 +761,11 @@ class EndsAtFirstCall(GeminiDriver):
     """Bug: the turn ends with the first response that holds a functionCall."""
 
     def response(self, responses: Iterator[Any]) -> Iterator[Any]:
-        yield from super().response(_until_first_call(responses))
+        for output in super().response(_until_first_call(responses)):
+            # what it read is, to it, the whole turn
+            yield TurnEnd("tool_use" if self.calls else "end_turn") if isinstance(
+                output, ErrorReport
+            ) else output
 
 
 def _calls_dropped_at_stop(responses: Iterator[Any]) -> Iterator[Any]:

@@ -118,8 +118,9 @@ SDK_DIFFERS: dict[str, tuple[str, Callable[[Replayed, RecordedResponse], Replaye
     ),
     "llm/test_tools_streaming_variant_a.yaml[0]": (
         "the gateway (Novita via OpenRouter) never sends a finish_reason: the SDK hands a call "
-        "over when its choice finishes, so never, and the turn ends with no reason ('None')",
-        lambda says, _: dataclasses.replace(says, tool_calls=(), stop_reason="None"),
+        "over when its choice finishes, so never, and its choice never has a finish_reason to "
+        "end the turn with",
+        lambda says, _: dataclasses.replace(says, tool_calls=(), stop_reason=None),
     ),
     "openai-python/a491adda08c3d4fde95f5b2ee3f60f7f745f1a56d82e62f58031cc2add502380.bin": (
         "n=3: three choices stream interleaved; the codec and the reference read choice 0, the "
@@ -128,8 +129,8 @@ SDK_DIFFERS: dict[str, tuple[str, Callable[[Replayed, RecordedResponse], Replaye
     ),
 }
 
-#: recordings whose stream reports an error: the SDK raises APIError, and the codec refuses the
-#: stream (test_a_stream_reporting_an_error_is_refused_directly)
+#: recordings whose stream reports an error: the SDK raises APIError, and the reference reports
+#: the error (test_a_stream_reporting_an_error_replays_as_that_error_both_ways)
 SDK_RAISES = {"pydantic-ai/test_tool_use_failed_error_streaming.yaml[0]": "APIError"}
 
 #: recordings the SDK cannot request at all

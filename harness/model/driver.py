@@ -375,6 +375,9 @@ class TurnFacts:
     #: trace position of the error that ended the stream (``StreamError``), if one did: the
     #: turn then has no end, and the calls open at it are ``cut``
     error: int | None = None
+    #: the stream ends inside a message, before its stop reason: a body cut short, which a
+    #: driver may report as an error (``ErrorReport``) or leave unended
+    cut_short: bool = False
 
 
 def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
@@ -389,6 +392,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
     sent_reason = "end_turn"
     ended = True
     error: int | None = None
+    in_message = False  # a message started and has no stop reason yet
 
     def close_call(index: int, at: int, cut: bool = False) -> None:
         call = open_calls.pop(index)
@@ -410,6 +414,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         if isinstance(event, CycleStart):
             open_calls.clear()
             open_text.clear()
+            in_message = True
         elif isinstance(event, BlockStart):
             if event.block in ("tool_use", "server_tool_use"):
                 open_calls[event.index] = {
@@ -433,6 +438,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
                 texts.append((start, "".join(parts)))
         elif isinstance(event, CycleDelta):
             reason = event.stop_reason
+            in_message = False
             for index in sorted(open_calls):  # the calls end with the message
                 close_call(index, i, cut=event.stop_reason == "max_tokens")
             for index in sorted(open_text):
@@ -475,6 +481,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         content,
         sent_reason,
         error,
+        ended is False and error is None and in_message,
     )
 
 

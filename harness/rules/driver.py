@@ -483,7 +483,9 @@ def cancellation(c: DriverTimeline) -> Iterator[Finding]:
         "Legal or common quirks (usage chunks with empty choices, keep-alive pings, CRLF, spaces "
         "in data JSON, a missing [DONE]) never crash the consumer, nor make it refuse the "
         "stream. On corrupt input (arguments that do not parse although their block stopped) "
-        "refusing is safe: a clear error, or a refusal output, instead of a guess."
+        "refusing is safe: a clear error, or a refusal output, instead of a guess; so is "
+        "reporting a stream that fails (the server's error, a body that ends inside a message) "
+        "as failed."
     ),
 )
 def robust_framing(c: DriverTimeline) -> Iterator[Finding]:
@@ -491,6 +493,8 @@ def robust_framing(c: DriverTimeline) -> Iterator[Finding]:
         return  # a refusal of corrupt input is safe; what it emitted before is checked
     if c.facts.error is not None:
         return  # the stream failed: raising is how a driver surfaces it (error-surfaced)
+    if c.facts.cut_short and (c.run.raised is not None or c.refused_at is not None):
+        return  # the body ends inside a message: saying it was cut short is no crash
     if c.run.raised:
         yield Finding(
             c.event_at(c.run.reads),

@@ -763,9 +763,11 @@ class EndsAtFirstCall(GeminiDriver):
     def response(self, responses: Iterator[Any]) -> Iterator[Any]:
         for output in super().response(_until_first_call(responses)):
             # what it read is, to it, the whole turn
-            yield TurnEnd("tool_use" if self.calls else "end_turn") if isinstance(
-                output, ErrorReport
-            ) else output
+            yield (
+                TurnEnd("tool_use" if self.calls else "end_turn")
+                if isinstance(output, ErrorReport)
+                else output
+            )
 
 
 def _calls_dropped_at_stop(responses: Iterator[Any]) -> Iterator[Any]:

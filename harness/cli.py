@@ -381,6 +381,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.reads == "bytes":
         reads = DriverReplay(case, ()).reads(tuple(reads))[0]
         what = "reads of the body's bytes"
+    if case.body_cut is not None:
+        what += f", the body cut after chunk {case.body_cut}"
     print(f"{scenario.path}: {case.case_id} ({scenario.title}), {len(reads)} {what}")
     for number, read in enumerate(reads, 1):
         print(chunk_line(number, read))

@@ -176,7 +176,11 @@ def _description(
     if not parts:
         parts.append("no text and no tool call")
     said = f"The stream holds {', '.join(parts)}"
-    if facts.ended:
+    if facts.error is not None:
+        error = turn[facts.error]
+        kind = error.error_type if isinstance(error, dv.StreamError) else "an error"
+        said += f"; the server reports an error mid-stream ({kind}), so the turn never ends"
+    elif facts.ended:
         said += f"; the turn ends for {facts.sent_reason}"
     else:
         said += "; it stops for tool_use (the turn goes on once the tools have run)"
@@ -200,8 +204,10 @@ def _quirks_seen(body: str, turn: tuple[dv.TurnEvent, ...], facts: dv.TurnFacts)
     pings = sum(isinstance(e, dv.Ping) for e in turn)
     if pings:
         seen.append(f"{pings} ping{'s' * (pings != 1)}")
-    if any(c.cut for c in facts.calls):
+    if any(c.cut and c.complete != facts.error for c in facts.calls):
         seen.append("a tool call cut off by max_tokens")
+    if any(c.cut and c.complete == facts.error for c in facts.calls):
+        seen.append("a tool call the error cut off")
     if any(not c.valid for c in facts.calls):
         seen.append("arguments that do not parse")
     return seen
@@ -287,7 +293,10 @@ def _canonical_view(turn: tuple[dv.TurnEvent, ...], facts: dv.TurnFacts) -> list
             f"#   {who} {call.name} id={json.dumps(call.id)} "
             f"arguments={json.dumps(call.arguments, ensure_ascii=False)} ({verdict})"
         )
-    lines.append(f"#   turn end: {facts.final_reason}")
+    if facts.error is not None:
+        lines.append("#   the error (raised or reported), and no turn end")
+    else:
+        lines.append(f"#   turn end: {facts.final_reason}")
     return lines
 
 

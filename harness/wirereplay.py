@@ -39,6 +39,7 @@ from harness.codecs import dialects
 from harness.model.driver import (
     DriverObservation,
     DriverOutput,
+    ErrorReport,
     Refusal,
     TextOut,
     ToolCallOut,
@@ -111,6 +112,8 @@ def normalise(
             reason = output.stop_reason if reason is None else reason
         elif isinstance(output, Refusal) and error is None:
             error = f"Refusal: {output.reason}"
+        elif isinstance(output, ErrorReport) and error is None:
+            error = f"ErrorReport: {output.message}"
     return Replayed("".join(text), tuple(calls), reason, error, dialect, label, via)
 
 

@@ -270,6 +270,13 @@ def _two_call_turn() -> tuple[dv.TurnEvent, ...]:
 
 #: quirks of thinking blocks, which the two-call turn has none of
 THINKING_QUIRKS = {"signature_delta", "reasoning_events"}
+#: quirks of a server's error mid-stream, which the two-call turn has none of
+ERROR_QUIRKS = {"error_event_line", "error_event"}
+
+
+def _error_turn() -> tuple[dv.TurnEvent, ...]:
+    """The two-call turn's first call, then the server's error in the second's arguments."""
+    return (*_two_call_turn()[:10], dv.StreamError(error_type="server_error", message="boom"))
 
 
 def _thinking_turn() -> tuple[dv.TurnEvent, ...]:
@@ -292,7 +299,13 @@ def _non_ascii_turn() -> tuple[dv.TurnEvent, ...]:
 @pytest.mark.parametrize(("name", "quirk"), QUIRK_CASES)
 def test_every_quirk_changes_the_wire(name: str, quirk: str) -> None:
     codec = dialects()[name]
-    turn = _thinking_turn() if quirk in THINKING_QUIRKS else _two_call_turn()
+    turn = (
+        _thinking_turn()
+        if quirk in THINKING_QUIRKS
+        else _error_turn()
+        if quirk in ERROR_QUIRKS
+        else _two_call_turn()
+    )
     if quirk == "ascii_escapes":
         turn = _non_ascii_turn()
     if codec.can_express(turn) is not None:
@@ -744,19 +757,23 @@ def test_variant_c_first_line_with_a_leading_space_is_not_a_data_field() -> None
     assert turn[0].line == second
 
 
-def test_groq_error_event_mid_stream_is_a_wire_error_naming_its_line() -> None:
+def test_groq_error_event_mid_stream_is_the_turns_error_at_its_line() -> None:
     path = REAL / GROQ_ERROR
     lines = path.read_text(encoding="utf-8").splitlines()
     body_starts = next(n for n, line in enumerate(lines, 1) if line.strip() == "string: |+") + 1
     error_at = next(n for n, line in enumerate(lines, 1) if line.strip() == "event: error")
     interaction = read_cassette(path)[0]
-    with pytest.raises(WireError) as caught:
-        dialects()["openai-chat"].decode(
-            interaction.response_body, source=interaction.response_source
-        )
-    assert caught.value.source == f"{path} interactions[0] response body"
-    assert caught.value.line == error_at - body_starts + 1 == 201
-    assert "tool_use_failed" in caught.value.message
+    turn = dialects()["openai-chat"].decode(
+        interaction.response_body, source=interaction.response_source
+    )
+    error = turn[-1]
+    assert isinstance(error, dv.StreamError)
+    assert error.line == error_at - body_starts + 1 == 201
+    assert error.error_type == "invalid_request_error"
+    assert error.message.startswith("Tool call validation failed")
+    facts = turn_facts(turn)
+    assert (facts.error, facts.ended, facts.calls) == (len(turn) - 1, False, ())
+    assert not any(isinstance(e, (dv.CycleDelta, dv.CycleStop)) for e in turn)
 
 
 def _reference(dialect: str) -> Any:
@@ -997,27 +1014,51 @@ def test_tolerated_anthropic_signature_and_citations_deltas_are_skipped() -> Non
     assert dialects()["anthropic"].decode(body, source="t") == _simple_turn()[:3]
 
 
-def test_anthropic_error_event_is_a_wire_error_naming_the_error() -> None:
+def test_anthropic_error_event_ends_the_turn_with_its_error() -> None:
     head = _anthropic_head()
     body = head + (
         'event: error\ndata: {"type":"error","error":{"type":"overloaded_error",'
         '"message":"Overloaded"}}\n\n'
+        'event: ping\ndata: {"type":"ping"}\n\n'
     )
-    with pytest.raises(WireError) as caught:
-        dialects()["anthropic"].decode(body, source="overloaded.sse")
-    assert (caught.value.source, caught.value.line) == ("overloaded.sse", _lines(head) + 1)
-    assert "overloaded_error" in caught.value.message
-    assert "Overloaded" in caught.value.message
+    turn = dialects()["anthropic"].decode(body, source="overloaded.sse")
+    assert turn[-1] == dv.StreamError(error_type="overloaded_error", message="Overloaded")
+    assert turn[-1].line == _lines(head) + 1  # and the ping after it is not read
 
 
-def test_openai_error_object_is_a_wire_error_at_its_line() -> None:
+def test_openai_error_object_ends_the_turn_with_its_error() -> None:
     codec = dialects()["openai-chat"]
     head = wire(codec, _simple_turn()[:3])
     body = head + 'data: {"error":{"message":"upstream timed out","code":504}}\n\n'
-    with pytest.raises(WireError) as caught:
-        codec.decode(body, source="e.sse")
-    assert (caught.value.source, caught.value.line) == ("e.sse", _lines(head) + 1)
-    assert "upstream timed out" in caught.value.message
+    turn = codec.decode(body, source="e.sse")
+    assert turn[-1] == dv.StreamError(error_type="504", message="upstream timed out")
+    assert turn[-1].line == _lines(head) + 1
+    assert not any(isinstance(e, dv.CycleStop) for e in turn)  # no stop made up after it
+
+
+@pytest.mark.parametrize("name", sorted(dialects()))
+@pytest.mark.parametrize("quirks", [(), ("error_event_line", "error_event")])
+def test_every_dialect_writes_the_servers_error_and_reads_it_back(
+    name: str, quirks: tuple[str, ...]
+) -> None:
+    codec = dialects()[name]
+    turn = (
+        dv.CycleStart(message_id="msg_e"),
+        dv.BlockStart(index=0, block="text"),
+        dv.TextDelta(index=0, text="Half an answer"),
+        dv.StreamError(error_type="UNAVAILABLE", message="The model is overloaded."),
+    )
+    assert codec.can_express(turn, quirks) is None
+    chunks = codec.encode(turn, quirks)
+    assert chunks[-1].origin == 3 or name == "gemini-json-array"  # the array's closing ']'
+    decoded = codec.decode("".join(c.data for c in chunks), source="e")
+    assert decoded[-1] == turn[-1]
+    facts = turn_facts(decoded)
+    assert (facts.error, facts.ended, [t for _, t in facts.texts]) == (
+        len(decoded) - 1,
+        False,
+        ["Half an answer"],
+    )
 
 
 def _after_first_event(name: str, data: str) -> tuple[str, int]:

@@ -92,6 +92,9 @@ CAUGHT_BY = {
     "driver-mutant-openai-empty-delta-ends-call": {"strict-assembly"},
     # a per-message driver: judged on the interleaved cases a per-call driver skips
     "driver-mutant-openai-fragment-to-last-call": {"strict-assembly"},
+    "driver-mutant-anthropic-ignores-error-events": {"error-surfaced"},
+    "driver-mutant-anthropic-flushes-open-calls-on-error": {"error-surfaced", "strict-assembly"},
+    "driver-mutant-openai-chat-body-end-is-turn-end": {"error-surfaced"},
     "history-mutant-result-after-user-text": {"results-first"},
     # error flags, thinking in requests, the request while a call is open
     "session-mutant-error-flag-dropped-live": {"result-error-flag"},

@@ -25,15 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "cassettes" / "real-traffic"
 
 #: streams that do not go through, with what was found (see each reason)
-FINDINGS: dict[tuple[str, int | None], pytest.MarkDecorator] = {
-    ("pydantic-ai/test_tool_use_failed_error_streaming.yaml", 0): pytest.mark.xfail(
-        raises=WireError,
-        strict=True,
-        reason="Groq ends this stream with `event: error` (tool_use_failed) after 100 chunks; a "
-        "canonical turn has no event for a server error, so the openai-chat decoder refuses the "
-        "body (recorded_streams lists it as a stream: it cannot know without decoding)",
-    ),
-}
+FINDINGS: dict[tuple[str, int | None], pytest.MarkDecorator] = {}
 #: converted fine, but the reference drivers fail a rule on them (see the reason)
 REFERENCE_FINDINGS: dict[tuple[str, int | None], pytest.MarkDecorator] = {}
 
@@ -244,11 +236,9 @@ def test_bad_input_is_exit_2_with_a_located_message(
         unknown,
         "looks like no dialect the harness knows; give one with --dialect",
     )
-    error = tmp_path / "error.txt"
-    error.write_text(
-        f'data: {json.dumps(CHUNK)}\n\ndata: {{"error": {{"message": "overloaded"}}}}\n\n'
-    )
-    cases["rejected by the decoder"] = (error, f"{error}:3: error: the stream reports an error")
+    misshapen = tmp_path / "misshapen.txt"
+    misshapen.write_text(f'data: {json.dumps(CHUNK)}\n\ndata: {{"choices": "none"}}\n\n')
+    cases["rejected by the decoder"] = (misshapen, f"{misshapen}:3: error: choices should be list")
     empty = tmp_path / "empty.yaml"
     empty.write_text("version: 1\ninteractions: []\n")
     cases["no interaction"] = (empty, f"{empty}:1: error: the cassette holds no interaction")
@@ -269,12 +259,25 @@ def test_asking_for_what_is_not_a_stream(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 2 and "has 5 interactions (0 to 4); there is no interaction 7" in err
 
 
-def test_a_stream_the_decoder_refuses_names_the_others() -> None:
+def test_a_stream_that_ends_in_the_servers_error_converts_to_a_turn_without_an_end() -> None:
+    # Groq's `event: error` (tool_use_failed) after 100 chunks of reasoning
     path = REAL / "pydantic-ai/test_tool_use_failed_error_streaming.yaml"
-    with pytest.raises(WireError) as info:
-        convert(path)
-    assert "the stream reports an error" in info.value.message
-    assert info.value.message.endswith("(other streams: --interaction 1, 2)")
+    text = convert(path).text
+    comments = [line for line in text.splitlines() if line.startswith("#")]
+    assert any(
+        line.endswith(
+            'error error_type="invalid_request_error" message="Tool call validation '
+            "failed: tool call validation failed: parameters for tool get_something_by_name did "
+            "not match schema: errors: [missing properties: 'name', additionalProperties "
+            "'nonexistent' not allowed]\""
+        )
+        for line in comments
+    ), comments[-5:]
+    assert comments[-1] == "#   the error (raised or reported), and no turn end"
+    assert "turn end:" not in text
+    assert "the server reports an error mid-stream (invalid_request_error)" in " ".join(
+        yaml.safe_load(text)["description"].split()
+    )
 
 
 def test_a_dialect_given_reads_an_unrecognised_body(tmp_path: Path) -> None:

@@ -30,7 +30,15 @@ from harness.codecs.gemini import (
     parse_json_path,
 )
 from harness.model import driver as dv
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, WireChunk, turn_facts
+from harness.model.driver import (
+    DriverOutput,
+    ErrorReport,
+    TextOut,
+    ToolCallOut,
+    TurnEnd,
+    WireChunk,
+    turn_facts,
+)
 from harness.replay import replay
 from harness.scenario import DriverScenario, recorded_scenario
 from harness.wire import WireError, parse_json_array_stream, parse_jsonl, parse_sse, read_cassette
@@ -352,9 +360,11 @@ def test_json_paths_round_trip() -> None:
 
 
 def test_decode_reports_errors_at_their_line() -> None:
-    with pytest.raises(WireError, match="reports an error") as caught:
-        SSE.decode('data: {"candidates": []}\n\ndata: {"error": {"code": 500}}\n\n', source="s")
-    assert caught.value.line == 3
+    error = {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}
+    body = f'data: {{"candidates": []}}\n\ndata: {json.dumps({"error": error})}\n\n'
+    turn = SSE.decode(body, source="s")
+    assert turn[-1] == dv.StreamError(error_type="UNAVAILABLE", message="The model is overloaded.")
+    assert turn[-1].line == 3 and not any(isinstance(e, dv.CycleStop) for e in turn)
     entry = {"jsonPath": "$.a", "stringValue": "x"}
     orphan = {"candidates": [{"content": {"parts": [{"functionCall": {"partialArgs": [entry]}}]}}]}
     with pytest.raises(WireError, match="no function call is streaming"):
@@ -751,7 +761,13 @@ class EndsAtFirstCall(GeminiDriver):
     """Bug: the turn ends with the first response that holds a functionCall."""
 
     def response(self, responses: Iterator[Any]) -> Iterator[Any]:
-        yield from super().response(_until_first_call(responses))
+        for output in super().response(_until_first_call(responses)):
+            # what it read is, to it, the whole turn
+            yield (
+                TurnEnd("tool_use" if self.calls else "end_turn")
+                if isinstance(output, ErrorReport)
+                else output
+            )
 
 
 def _calls_dropped_at_stop(responses: Iterator[Any]) -> Iterator[Any]:

@@ -507,12 +507,6 @@ CREATED = {"type": "response.created", "response": {"id": "resp_x"}}
             4,
             "never added",
         ),
-        ((CREATED, {"type": "error", "message": "overloaded"}), 4, "overloaded"),
-        (
-            (CREATED, {"type": "response.failed", "response": {"error": {"code": "server_error"}}}),
-            4,
-            "failed",
-        ),
         (
             (CREATED, {"type": "response.completed", "response": {}}, CREATED),
             7,
@@ -526,6 +520,26 @@ def test_decode_errors_name_the_line(
     with pytest.raises(WireError) as caught:
         CODEC.decode(sse(*events), source="body")
     assert caught.value.line == line and message in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("failure", "error"),
+    [
+        (
+            {"type": "error", "code": "server_is_overloaded", "message": "overloaded"},
+            dv.StreamError(error_type="server_is_overloaded", message="overloaded"),
+        ),
+        (
+            {"type": "response.failed", "response": {"error": {"code": "server_error"}}},
+            dv.StreamError(error_type="server_error", message=""),
+        ),
+    ],
+)
+def test_a_failure_ends_the_turn_with_its_error(failure: dict[str, Any], error: Any) -> None:
+    # the other failure event after the first says the same failure again
+    other = {"type": "error" if failure["type"] != "error" else "response.failed"}
+    turn = CODEC.decode(sse(CREATED, failure, other), source="body")
+    assert turn[1:] == (error,) and turn[1].line == 4
 
 
 def test_decode_skips_what_has_no_canonical_counterpart() -> None:

@@ -13,7 +13,6 @@ from textwrap import dedent
 
 import pytest
 
-from harness._errors import WireError
 from harness.adapters.registry import resolve_adapter
 from harness.pytest_recordings import driver_outcome
 from harness.wire.recordings import RecordedResponse
@@ -22,12 +21,6 @@ from tests.test_convert import REAL, REFERENCE_FINDINGS, STREAMS
 
 FINDINGS = {
     **REFERENCE_FINDINGS,
-    ("pydantic-ai/test_tool_use_failed_error_streaming.yaml", 0): pytest.mark.xfail(
-        raises=WireError,
-        strict=True,
-        reason="the stream ends with `event: error` (Groq's tool_use_failed), which no canonical "
-        "turn can hold: the openai-chat decoder refuses the body (see tests/test_convert.py)",
-    ),
 }
 
 

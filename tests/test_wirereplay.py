@@ -108,13 +108,14 @@ SDK_DIFFERS: dict[str, tuple[str, Callable[[Replayed, RecordedResponse], Replaye
     ),
     "llm/test_tools_streaming_variant_a.yaml[0]": (
         "the gateway (Novita via OpenRouter) never sends a finish_reason: the SDK hands a call "
-        "over when its choice finishes, so never, and the turn ends with no reason ('unknown')",
-        lambda says, _: dataclasses.replace(says, tool_calls=(), stop_reason=UNKNOWN_REASON),
+        "over when its choice finishes, so never, and its choice never has a finish_reason to "
+        "end the turn with",
+        lambda says, _: dataclasses.replace(says, tool_calls=(), stop_reason=None),
     ),
 }
 
-#: recordings whose stream reports an error: the SDK raises APIError, and the codec refuses the
-#: stream (test_a_stream_reporting_an_error_is_refused_directly)
+#: recordings whose stream reports an error: the SDK raises APIError, and the reference reports
+#: the error (test_a_stream_reporting_an_error_replays_as_that_error_both_ways)
 SDK_RAISES = {"pydantic-ai/test_tool_use_failed_error_streaming.yaml[0]": "APIError"}
 
 #: recordings the SDK cannot request at all
@@ -174,10 +175,14 @@ def test_every_explained_recording_exists() -> None:
     assert len(STREAMS) >= 25
 
 
-def test_a_stream_reporting_an_error_is_refused_directly() -> None:
+def test_a_stream_reporting_an_error_replays_as_that_error_both_ways() -> None:
+    # Groq's `event: error` (tool_use_failed) after the reasoning: no call, no turn end
     path = REAL / "pydantic-ai" / "test_tool_use_failed_error_streaming.yaml"
-    with pytest.raises(WireError, match=r"the stream reports an error"):
-        replay_direct(path, 0)
+    direct, sdk = replay_direct(path, 0), replay_through_sdk(path, 0)
+    for replayed, raised in ((direct, "ErrorReport: invalid_request_error: "), (sdk, "APIError: ")):
+        assert (replayed.text, replayed.tool_calls, replayed.stop_reason) == ("", (), None)
+        assert replayed.error is not None
+        assert replayed.error.startswith(raised + "Tool call validation failed"), replayed.error
 
 
 def test_a_raw_body_is_served_at_its_dialects_url() -> None:

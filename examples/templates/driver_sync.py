@@ -7,7 +7,9 @@ reader inside.
 (``'data: {...}\\n\\n'``, the last ``'data: [DONE]\\n\\n'``), and yields what the driver emits:
 text as it streams, each tool call once it is complete, then the end of the turn. The turn ends
 with the body, at ``[DONE]`` (or the last chunk, where a server leaves it out), not at the
-``finish_reason``: a read cancelled between the two leaves the turn unended.
+``finish_reason``: a read cancelled between the two leaves the turn unended. A stream that
+fails (an error object mid-stream, or a body cut before its ``finish_reason``) ends in an
+``ErrorReport`` instead: the turn did not end, and a call still streaming is not complete.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness import TextOut, ToolCallOut, TurnEnd
+from harness import ErrorReport, TextOut, ToolCallOut, TurnEnd
 
-Output = TextOut | ToolCallOut | TurnEnd
+Output = TextOut | ToolCallOut | TurnEnd | ErrorReport
 
 #: the wire's finish reasons in canonical form
 STOP_REASONS = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
@@ -37,11 +39,15 @@ class ChatReader:
     def read(self, chunk: str) -> list[Output]:
         data = "".join(line[5:].strip() for line in chunk.splitlines() if line.startswith("data:"))
         if data == "[DONE]":
-            return self.end()
+            return self.end(marked=True)
         if not data:
             return []  # a comment or a keep-alive
+        payload = json.loads(data)
+        if "error" in payload:  # the server's error mid-stream: the stream ends with it
+            self.done = True
+            return [ErrorReport(str(payload["error"]))]
         out: list[Output] = []
-        for choice in json.loads(data).get("choices") or []:  # usage chunks have none
+        for choice in payload.get("choices") or []:  # usage chunks have none
             delta = choice.get("delta") or {}
             if delta.get("content"):
                 out.append(TextOut(delta["content"]))
@@ -60,9 +66,12 @@ class ChatReader:
                 self.finish = choice["finish_reason"]
         return out
 
-    def end(self) -> list[Output]:
-        """The body ended (``[DONE]``, or no more chunks): the turn ends here, once."""
+    def end(self, marked: bool = False) -> list[Output]:
+        """The body ended (``[DONE]``, or no more chunks): the turn ends here, once; unless
+        the body ended with neither a ``finish_reason`` nor ``[DONE]``: then it was cut."""
         self.done = True
+        if self.finish is None and not marked:
+            return [ErrorReport("the stream ended before the turn did")]
         stop = STOP_REASONS.get(self.finish or "stop", "end_turn")
         return [*self._complete_all(), TurnEnd(stop)]
 

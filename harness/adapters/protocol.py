@@ -38,8 +38,9 @@ TranscriptLike: TypeAlias = Transcript | Mapping[str, Any]
 StoredMessages: TypeAlias = list[dict[str, Any]] | tuple[HistoryMessage, ...]
 #: a rebuilt session's messages: our class or dicts ``{"role", "text", "tool_calls", ...}``
 RebuiltMessages: TypeAlias = Iterable[Message | Mapping[str, Any]]
-#: one item a driver yields: ``TextOut``, ``ToolCallOut``, ``TurnEnd``, or a dict
-#: ``{"type": "text" | "tool_call" | "turn_end", ...}`` with the same fields
+#: one item a driver yields: ``TextOut``, ``ToolCallOut``, ``TurnEnd``, ``Refusal``,
+#: ``ErrorReport``, or a dict ``{"type": "text" | "tool_call" | "turn_end" | "refusal" |
+#: "error", ...}`` with the same fields
 Emitted: TypeAlias = DriverOutput | Mapping[str, Any]
 
 
@@ -159,7 +160,9 @@ class DriverAdapter(Protocol):
     ``chunks`` yields the raw text of each server-sent event (or JSON chunk) in the ``dialect``
     it names (``harness.codecs.dialects()``: ``anthropic``, ``openai-chat``, ...) and has a
     ``close()`` to call when the driver stops reading. A read the scenario cancels raises into
-    the driver, as a cancelled connection does::
+    the driver, as a cancelled connection does. A stream that fails (the server's error event,
+    a body that ends before the turn) ends without ``TurnEnd``: the driver raises, or yields
+    ``ErrorReport`` (docs/ADAPTERS.md, "When the stream fails")::
 
         class MyDriver:
             layers = ("driver",)

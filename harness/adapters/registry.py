@@ -78,6 +78,7 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.driver.interleave_mutants",
         "harness.adapters.driver.turn_end_mutants",
         "harness.adapters.driver.id_mutants",
+        "harness.adapters.driver.error_mutants",
     ),
 }
 

@@ -20,6 +20,7 @@ One canonical turn is one run; each message cycle is one step inside it::
     message_stop after tool_use     nothing: the next STEP_STARTED continues the run
     message_stop, any other reason  CUSTOM {name: "stop_reason", value} unless end_turn, then
                                     RUN_FINISHED {threadId, runId}
+    error                           RUN_ERROR {message, code}: the run ends there
     ping                            an SSE comment (``: ping``)
 
 A step's stop reason is read from what follows its ``STEP_FINISHED``: another step (or the end of
@@ -48,8 +49,8 @@ its own end; without ``TOOL_CALL_END``, at the next chunk that carries the turn.
 ``decode`` also reads streams without steps (a run's content is then one cycle, stopped by
 ``RUN_FINISHED``), the newer ``REASONING_*`` events, and skips what carries nothing the turn
 has: ``STATE_*``, ``MESSAGES_SNAPSHOT``, ``ACTIVITY_*``, ``RAW``, other ``CUSTOM`` events,
-``TOOL_CALL_RESULT``. ``RUN_ERROR`` and unknown event types are ``WireError``s at their line;
-so are the ``*_CHUNK`` convenience events, which the AG-UI client expands before use.
+``TOOL_CALL_RESULT``. ``RUN_ERROR`` is the turn's ``StreamError`` and ends it. Unknown event
+types are ``WireError``s at their line; so are the ``*_CHUNK`` convenience events, which the AG-UI client expands before use.
 """
 
 from __future__ import annotations
@@ -235,6 +236,8 @@ def _shape_problem(turn: Sequence[dv.TurnEvent]) -> str | None:
             if stopping != "tool_use":
                 run_ids = set()  # the run is over; the next message starts another
             stopping = None
+        elif isinstance(event, dv.StreamError):
+            return None  # the run's error ends the stream, whatever was open
         elif not in_cycle:
             return f"{where}: outside a message cycle, or after the message's stop reason"
         elif isinstance(event, dv.CycleDelta):
@@ -470,6 +473,10 @@ class _Encoder:
             self.finish_step(event, origin)
         elif isinstance(event, dv.CycleStop):
             ended = self.stop(origin)
+        elif isinstance(event, dv.StreamError):
+            error = {"type": "RUN_ERROR", "message": event.message, "code": event.error_type}
+            self.send(error, origin)
+            self.run_open, ended = False, True
         if "state_events" in self.quirks and len(self.out) > before and not ended:
             self.changes += 1
             if self.changes % 2 == 0:
@@ -678,8 +685,11 @@ class _Decoder:
         return "" if item.data.get(key) is None else self.field(item, key)
 
     def run(self, items: list[_Item]) -> tuple[dv.TurnEvent, ...]:
+        self.failed = False
         for n, item in enumerate(items):
             self.item(item, items[n + 1 :])
+            if self.failed:
+                break  # nothing of the turn follows the run's error
         return tuple(self.out)
 
     def item(self, item: _Item, rest: list[_Item]) -> None:
@@ -770,8 +780,12 @@ class _Decoder:
         elif kind == "RUN_STARTED":
             self.ends_sent = False
         elif kind == "RUN_ERROR":
-            message = item.data.get("message")
-            raise WireError(self.source, line, f"the run reports an error: {message}")
+            self.ensure_cycle("", line)
+            code, message = item.data.get("code"), item.data.get("message")
+            self.out.append(
+                dv.StreamError(error_type=str(code or ""), message=str(message or ""), line=line)
+            )
+            self.failed = True  # the run ends with its error
         elif kind in _CHUNK_EVENTS:
             raise WireError(
                 self.source,

@@ -204,6 +204,10 @@ class AnthropicCodec:
                     out.append(_sse("assistant", _assembled(message_id, blocks), i, quirks))
             elif isinstance(event, dv.Ping):
                 out.append(_sse("ping", {"type": "ping"}, i, quirks))
+            elif isinstance(event, dv.StreamError):
+                error = {"type": event.error_type, "message": event.message}
+                out.append(_sse("error", {"type": "error", "error": error}, i, quirks))
+                break  # the stream ends with the error
             if "ping_every_3" in quirks and i % 3 == 2:
                 out.append(_sse("ping", {"type": "ping"}, i, quirks))
         return tuple(out)
@@ -211,8 +215,8 @@ class AnthropicCodec:
     def decode(self, body: str, *, source: str) -> tuple[dv.TurnEvent, ...]:
         """The canonical turn of a recorded stream. Pings are kept; ``signature_delta`` and
         ``citations_delta`` carry nothing the canonical turn has and are skipped; an ``error``
-        event, an unknown event type or an event of the wrong shape is a ``WireError`` at its
-        line."""
+        event is the turn's ``StreamError``, and ends it; an unknown event type or an event of
+        the wrong shape is a ``WireError`` at its line."""
         out: list[dv.TurnEvent] = []
         for event in parse_sse(body, source=source):
             data = json_data(event)
@@ -221,6 +225,8 @@ class AnthropicCodec:
             except (KeyError, TypeError, AttributeError) as exc:
                 what = "this event does not have the Messages streaming shape"
                 raise misshapen(exc, what, source, event.line) from None
+            if out and isinstance(out[-1], dv.StreamError):
+                break  # nothing of the turn follows the server's error
         return tuple(out)
 
 
@@ -307,7 +313,14 @@ def _read_event(data: Any, line: int, source: str) -> list[dv.TurnEvent]:
     if kind == "assistant":
         return []  # an SDK's assembled copy of the message just streamed: not part of the stream
     if kind == "error":
-        raise WireError(source, line, f"the stream reports an error: {data.get('error')}")
+        error = need(data["error"], dict, "error", source, line)
+        return [
+            dv.StreamError(
+                error_type=str(error.get("type", "")),
+                message=str(error.get("message", "")),
+                line=line,
+            )
+        ]
     raise WireError(source, line, f"unknown event type {kind!r}")
 
 

@@ -478,7 +478,9 @@ def _plan(turn: Sequence[dv.TurnEvent], quirks: frozenset[str]) -> _Plan | str:
         return f"a Gemini response carries one message cycle; this turn has {cycles}"
     if not isinstance(turn[0], dv.CycleStart):
         return "the turn must begin with message_start"
-    if (
+    # a stream the server's error ends: the error object is its last response
+    failed = isinstance(turn[-1], dv.StreamError)
+    if not failed and (
         len(turn) < 3
         or not isinstance(turn[-2], dv.CycleDelta)
         or not isinstance(turn[-1], dv.CycleStop)
@@ -493,7 +495,7 @@ def _plan(turn: Sequence[dv.TurnEvent], quirks: frozenset[str]) -> _Plan | str:
     open_block: tuple[int, dv.BlockKind] | None = None
     content = False
     previous: dv.BlockKind | None = None
-    for i, event in enumerate(turn[1:-2], start=1):
+    for i, event in enumerate(turn[1 : -1 if failed else -2], start=1):
         if isinstance(event, dv.BlockStart):
             if open_block is not None:
                 return (
@@ -539,12 +541,21 @@ def _plan(turn: Sequence[dv.TurnEvent], quirks: frozenset[str]) -> _Plan | str:
             previous, open_block = kind, None
         else:
             return f"event {i} ({event.kind}) comes before the end of the cycle"
-    if open_block is not None and open_block[1] != "tool_use":
+    if open_block is not None and open_block[1] != "tool_use" and not failed:
         return (
             f"the {open_block[1]} block {open_block[0]} never stops: Gemini closes every part "
             "of a response that ends"
         )
     start = turn[0]
+    assert isinstance(start, dv.CycleStart)
+    if failed:
+        for call in calls.values():
+            # a call the error cut off never reached the wire unless its arguments stream
+            if call.stop is not None or "streamed_args" in quirks:
+                problem = _plan_call(call, "max_tokens", quirks)
+                if problem:
+                    return problem
+        return _Plan(start.message_id, "error", calls, kinds, empty)
     delta = turn[-2]
     assert isinstance(start, dv.CycleStart) and isinstance(delta, dv.CycleDelta)
     reason = delta.stop_reason
@@ -625,6 +636,19 @@ class _Element:
     carries: bool = True
     #: the finishMessage beside finishReason
     note: str = ""
+    #: the error object of a response that is the server's error
+    error: dict[str, Any] | None = None
+
+
+#: HTTP codes of the google.rpc statuses a stream can fail with
+_ERROR_CODES = {"UNAVAILABLE": 503, "RESOURCE_EXHAUSTED": 429, "DEADLINE_EXCEEDED": 504}
+
+
+def _error_object(event: dv.StreamError) -> dict[str, Any]:
+    """Google's error JSON: ``{"error": {"code", "message", "status"}}``."""
+    status = event.error_type if event.error_type.isupper() else "UNAVAILABLE"
+    code = _ERROR_CODES.get(status, 500)
+    return {"error": {"code": code, "message": event.message, "status": status}}
 
 
 def _elements(turn: Sequence[dv.TurnEvent], plan: _Plan, quirks: frozenset[str]) -> list[_Element]:
@@ -683,6 +707,9 @@ def _elements(turn: Sequence[dv.TurnEvent], plan: _Plan, quirks: frozenset[str])
                     out.append(_Element([part], call.start, i, "calls"))
         elif isinstance(event, dv.CycleDelta):
             finish = _FINISH[event.stop_reason]
+        elif isinstance(event, dv.StreamError):
+            out.append(_Element([], i, i, "error", error=_error_object(event)))
+            break  # the stream ends with the error
         elif isinstance(event, dv.CycleStop):
             last = out[-1] if out else None
             if "finish_without_content" in quirks:
@@ -701,6 +728,8 @@ def _elements(turn: Sequence[dv.TurnEvent], plan: _Plan, quirks: frozenset[str])
 def _response(
     element: _Element, message_id: str, position: int, quirks: frozenset[str]
 ) -> dict[str, Any]:
+    if element.error is not None:
+        return element.error
     candidate: dict[str, Any] = {}
     if element.kind == "metadata":
         candidate["groundingMetadata"] = {"webSearchQueries": []}
@@ -752,7 +781,21 @@ class _Reader:
         if not isinstance(data, dict):
             raise self.error(line, f"expected a GenerateContentResponse object, got {data!r}")
         if "error" in data:
-            raise self.error(line, f"the stream reports an error: {data['error']}")
+            if self.stopped:
+                return  # the turn had ended: an error after it changes nothing of it
+            error = data["error"] if isinstance(data["error"], dict) else {"message": data["error"]}
+            if not self.started:
+                self.out.append(dv.CycleStart(message_id="", line=line))
+                self.started = True
+            self.out.append(
+                dv.StreamError(
+                    error_type=str(error.get("status") or error.get("code") or ""),
+                    message=str(error.get("message") or ""),
+                    line=line,
+                )
+            )
+            self.stopped = True  # nothing of the turn follows the error
+            return
         if not self.started:
             self.out.append(dv.CycleStart(message_id=str(data.get("responseId", "")), line=line))
             self.started = True

@@ -1,5 +1,6 @@
 """OpenAI Chat Completions streaming: ``chat.completion.chunk`` objects in SSE ``data:`` lines,
-ended by ``data: [DONE]``. One response is one message cycle; tool calls stream by ``index``."""
+ended by ``data: [DONE]``. One response is one message cycle; tool calls stream by ``index``.
+An error mid-stream is an error object in a data line, and the stream ends there."""
 
 from __future__ import annotations
 
@@ -98,6 +99,10 @@ QUIRKS = {
         "usage null on every chunk and the real usage on the finish chunk, no usage chunk of "
         "its own; gateway-only: DeepSeek, Groq (vercel-ai deepseek-tool-call.chunks.txt, "
         "groq-tool-call.chunks.txt)"
+    ),
+    "error_event_line": (
+        "an error mid-stream sent with an 'event: error' line before its data, and no [DONE]; "
+        "gateway-only: Groq (pydantic-ai test_tool_use_failed_error_streaming.yaml)"
     ),
     "empty_content_deltas": (
         "an empty content delta ('') before each tool call; gateway-only: Ollama "
@@ -223,6 +228,14 @@ def _obfuscation(seed: str) -> str:
     return "".join(letters[b % len(letters)] for b in digest[: 2 + len(seed) % 14])
 
 
+def _error_chunk(event: dv.StreamError, origin: int, quirks: frozenset[str]) -> WireChunk:
+    """An error object in a data line, as OpenAI sends one mid-stream (Groq names the event)."""
+    error = {"message": event.message, "type": event.error_type, "param": None, "code": None}
+    data = json.dumps({"error": error}, separators=(",", ":"))
+    line = "event: error\n" if "error_event_line" in quirks else ""
+    return WireChunk(f"{line}data: {data}\n\n", origin)
+
+
 def _prompt_filter_chunk(origin: int, quirks: frozenset[str]) -> WireChunk:
     """Azure's first chunk: what its filter found in the prompt, and no choice."""
     payload = {
@@ -269,6 +282,11 @@ class OpenAIChatCodec:
             return "an empty argument fragment leaves no trace in Chat Completions"
         if "interleaved_fragments" in quirks and {"same_index", "no_index"} & set(quirks):
             return "interleaved fragments are told apart only by their calls' distinct indices"
+        if _error_after_call(turn, frozenset(quirks)):
+            return (
+                "Chat Completions tells that a call is complete only by what follows it (the "
+                "next call, the finish): an error right after a call leaves it unfinished there"
+            )
         return _one_call_at_a_time(turn)
 
     def encode(
@@ -352,6 +370,9 @@ class OpenAIChatCodec:
                 out.append(_chunk(message_id, {}, i, finish, quirks))
                 if "content_filter_trailing_chunk" in quirks:
                     out.append(_content_filter_chunk(i, quirks))
+            elif isinstance(event, dv.StreamError):
+                out.append(_error_chunk(event, i, quirks))
+                break  # the stream ends with the error
             elif isinstance(event, dv.CycleStop):
                 if "usage_chunk" in quirks or "include_usage" in quirks:
                     usage: dict[str, Any] = {
@@ -477,7 +498,21 @@ class _Reader:
             return True
         need(data, dict, "a chunk", source, line)
         if "error" in data:
-            raise WireError(source, line, f"the stream reports an error: {data['error']}")
+            error = data["error"]
+            if not isinstance(error, dict):
+                error = {"message": error}
+            if not self.started:
+                self.out.append(dv.CycleStart(message_id="", line=line))
+                self.started = True
+            self.out.append(
+                dv.StreamError(
+                    error_type=str(error.get("type") or error.get("code") or ""),
+                    message=str(error.get("message", "")),
+                    line=line,
+                )
+            )
+            self.stopped = True  # the stream ends with the error: nothing is closed
+            return True
         if not self.started:
             self.out.append(dv.CycleStart(message_id=str(data.get("id", "")), line=line))
             self.started = True
@@ -715,6 +750,23 @@ def _joined_delta(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     if calls:
         out["tool_calls"] = calls
     return out
+
+
+def _error_after_call(turn: Sequence[dv.TurnEvent], quirks: frozenset[str]) -> bool:
+    """The server's error comes after a call's end with nothing on the wire in between (under
+    ``whole_call_one_chunk`` a call's start and fragments write nothing until it ends)."""
+    calls = {e.index for e in turn if isinstance(e, dv.BlockStart) and e.block == "tool_use"}
+    errors = [n for n, e in enumerate(turn) if isinstance(e, dv.StreamError)]
+    if not errors:
+        return False
+    for event in reversed(turn[: errors[0]]):
+        unwritten = "whole_call_one_chunk" in quirks and (
+            (isinstance(event, dv.BlockStart) and event.index in calls)
+            or isinstance(event, dv.ArgumentsDelta)
+        )
+        if not unwritten:
+            return isinstance(event, dv.BlockStop) and event.index in calls
+    return False
 
 
 def _one_call_at_a_time(turn: Sequence[dv.TurnEvent]) -> str | None:

@@ -29,6 +29,8 @@ message_delta             nothing of its own: the Responses API has no stop reas
 message_delta + stop      ``response.completed`` (end_turn, or tool_use when it holds function
                           calls) or ``response.incomplete`` with ``incomplete_details.reason``
                           ``max_output_tokens`` (max_tokens); the final output and usage in it
+error                     ``response.failed`` with the error in ``response.error`` (or, quirk
+                          ``error_event``, an ``error`` event); the stream ends there
 ========================  =====================================================================
 
 A chunk's ``origin`` is the canonical event up to which the wire has told the whole turn once the
@@ -84,6 +86,10 @@ QUIRKS = {
     "no_event_lines": (
         "data: lines without the 'event:' line before them; gateway-only: custom SSE gateways "
         "in front of the Responses API (ranxianglei/billion-context#549)"
+    ),
+    "error_event": (
+        "a failure mid-stream sent as an 'error' event (code, message) instead of "
+        "response.failed, as OpenAI sends server_is_overloaded (editor-code-assistant/eca#559)"
     ),
 }
 
@@ -287,6 +293,12 @@ class OpenAIResponsesCodec:
                     )
         if reason is not None and not isinstance(turn[-1], dv.CycleStop):
             return "this turn gives a stop reason but never stops; the Responses stream says both at once"
+        failed = any(isinstance(e, dv.StreamError) for e in turn)
+        if failed and "no_done_events" in frozenset(quirks) and "tool_use" in blocks.values():
+            return (
+                "without *.done events a call's end shows only at response.completed: a "
+                "failure leaves every call of the response unfinished"
+            )
         return None
 
     def encode(
@@ -341,6 +353,18 @@ class OpenAIResponsesCodec:
                 else:
                     response = self._response(response_id, "completed", output)
                     wire.append(_Wire("response.completed", {"response": response}, i))
+            elif isinstance(event, dv.StreamError):
+                error = {"code": event.error_type, "message": event.message}
+                if "error_event" in quirks:
+                    wire.append(_Wire("error", {**error, "param": None}, i))
+                else:
+                    output = [
+                        items[k].final() for k in sorted(items, key=lambda k: items[k].position)
+                    ]
+                    response = self._response(response_id, "failed", output)
+                    response["error"] = error
+                    wire.append(_Wire("response.failed", {"response": response}, i))
+                break  # the stream ends with the failure
         if "interleaved_calls" in quirks:
             wire = _interleave(wire)
         if "arguments_done_only" in quirks:
@@ -467,9 +491,11 @@ class OpenAIResponsesCodec:
         terminal event's output). A block ends
         at ``function_call_arguments.done`` or ``output_item.done``, whichever comes first; the
         terminal event closes no block (an item cut by ``max_output_tokens`` stays open, as the
-        canonical turn has it). An ``error`` or ``response.failed`` event, an unknown event type,
-        a delta for an item never added and anything after the terminal event are a
-        ``WireError`` at their line.
+        canonical turn has it). An ``error`` or ``response.failed`` event is the turn's
+        ``StreamError`` and ends it (an ``error`` right after ``response.failed``, or the other
+        way round, says the same failure again). An unknown event type, a delta for an item
+        never added and anything else after the terminal event are a ``WireError`` at their
+        line.
         """
         reader = _Reader(source)
         for event in parse_sse(body, source=source):
@@ -487,7 +513,7 @@ class _Reader:
         self.by_item: dict[str, int] = {}
         self.open: set[int] = set()
         self.streamed: set[int] = set()
-        self.started = self.ended = False
+        self.started = self.ended = self.failed = False
 
     def error(self, line: int, message: str) -> WireError:
         return WireError(self.source, line, message)
@@ -506,8 +532,19 @@ class _Reader:
         kind = data.get("type") or name
         if not isinstance(kind, str):
             raise self.error(line, "the event has no type")
-        if kind == "error":
-            raise self.error(line, f"the stream reports an error: {data.get('message')}")
+        if kind in ("error", "response.failed"):
+            if not self.failed:
+                self.failed = self.ended = True
+                error = data if kind == "error" else (data.get("response") or {}).get("error")
+                error = error if isinstance(error, dict) else {"message": error}
+                self.out.append(
+                    dv.StreamError(
+                        error_type=str(error.get("code") or error.get("type") or ""),
+                        message=str(error.get("message") or ""),
+                        line=line,
+                    )
+                )
+            return
         if self.ended:
             raise self.error(line, f"{kind} after the response ended")
         if kind == "response.created":
@@ -516,9 +553,6 @@ class _Reader:
             self.started = True
             response = data.get("response") or {}
             self.out.append(dv.CycleStart(message_id=str(response.get("id", "")), line=line))
-        elif kind == "response.failed":
-            response = data.get("response") or {}
-            raise self.error(line, f"the response failed: {response.get('error')}")
         elif not self.started and not ignored(kind):
             raise self.error(line, f"{kind} before response.created")
         elif kind == "response.output_item.added":
@@ -685,6 +719,10 @@ def _keepalives(wire: list[_Wire]) -> list[_Wire]:
     return out
 
 
+#: the events that end a response's stream
+_TERMINAL = ("response.completed", "response.incomplete", "response.failed", "error")
+
+
 def _watermarks(wire: list[_Wire], events: int) -> list[int]:
     """Each chunk's origin: the last canonical event such that it and every event before it are
     on the wire once the chunk is read (an event no chunk carries waits for the terminal one)."""
@@ -693,7 +731,7 @@ def _watermarks(wire: list[_Wire], events: int) -> list[int]:
         for told in (w.origin, *w.tells):
             first.setdefault(told, position)
     terminal = next(
-        (p for p, w in enumerate(wire) if w.kind in ("response.completed", "response.incomplete")),
+        (p for p, w in enumerate(wire) if w.kind in _TERMINAL),
         len(wire),
     )
     reach: list[int] = []

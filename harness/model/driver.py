@@ -6,8 +6,12 @@ thinking, tool_use) by index, says why it stopped, and stops; a cycle that stopp
 turn into each provider's wire chunks and read wire chunks back into it; rules compare what a
 driver emitted with the turn.
 
+A turn may also end in a server error (``StreamError``): the server reports that it failed
+mid-stream, and nothing follows; the turn has no clean end.
+
 What a driver emits (``DriverOutput``): text as it streams, each tool call once it is complete
-(with its raw argument text and whether that text parses), and the end of the turn.
+(with its raw argument text and whether that text parses), and the end of the turn, or the
+error that ended the stream (``ErrorReport``; raising is the same outcome).
 """
 
 from __future__ import annotations
@@ -103,6 +107,18 @@ class Ping(TurnEvent):
     kind: ClassVar[str] = "ping"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamError(TurnEvent):
+    """The server reports an error mid-stream (Anthropic's ``error`` event, an OpenAI error
+    object, Responses' ``response.failed``, AG-UI's ``RUN_ERROR``): the stream ends there, with no
+    stop reason and no stop, and whatever was open is not complete."""
+
+    kind: ClassVar[str] = "error"
+    #: the provider's error type, e.g. ``overloaded_error``, ``server_error``
+    error_type: str = "overloaded_error"
+    message: str = "Overloaded"
+
+
 @dataclass(frozen=True, slots=True)
 class WireChunk:
     """What a driver reads: the raw text of one server-sent event (or JSON chunk) as the body
@@ -170,6 +186,7 @@ TURN_EVENT_TYPES: dict[str, type[TurnEvent]] = {
         CycleDelta,
         CycleStop,
         Ping,
+        StreamError,
     )
 }
 
@@ -223,7 +240,16 @@ class Refusal:
     reason: str
 
 
-DriverOutput = TextOut | ToolCallOut | TurnEnd | Refusal
+@dataclass(frozen=True, slots=True)
+class ErrorReport:
+    """The stream failed: the server reported an error, or the body ended before the turn did
+    (a cut connection). The driver passes that on instead of a turn end; raising is the same
+    outcome."""
+
+    message: str
+
+
+DriverOutput = TextOut | ToolCallOut | TurnEnd | Refusal | ErrorReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +277,8 @@ class DriverObservation:
                 emitted.append({"tool_call": call | {"valid": output.valid}})
             elif isinstance(output, TurnEnd):
                 emitted.append({"turn_end": output.stop_reason})
+            elif isinstance(output, ErrorReport):
+                emitted.append({"error": output.message})
             else:
                 emitted.append({"refusal": output.reason})
         data: dict[str, Any] = {"dialect": self.dialect, "emitted": emitted}
@@ -264,8 +292,9 @@ class MalformedOutput(ValueError):
 
 
 def coerce_output(value: Any, position: int) -> DriverOutput:
-    """One emitted item: our classes, or dicts ``{"type": "text" | "tool_call" | "turn_end", ...}``."""
-    if isinstance(value, (TextOut, ToolCallOut, TurnEnd, Refusal)):
+    """One emitted item: our classes, or dicts ``{"type": "text" | "tool_call" | "turn_end" |
+    "refusal" | "error", ...}``."""
+    if isinstance(value, (TextOut, ToolCallOut, TurnEnd, Refusal, ErrorReport)):
         return value
     where = f"output {position}"
     if not isinstance(value, Mapping):
@@ -293,8 +322,10 @@ def coerce_output(value: Any, position: int) -> DriverOutput:
         return TurnEnd(text("stop_reason"))
     if kind == "refusal":
         return Refusal(text("reason"))
+    if kind == "error":
+        return ErrorReport(text("message"))
     raise MalformedOutput(
-        f"{where}.type is {kind!r}; expected text, tool_call, turn_end or refusal"
+        f"{where}.type is {kind!r}; expected text, tool_call, turn_end, refusal or error"
     )
 
 
@@ -315,8 +346,9 @@ class ExpectedCall:
     complete: int
     #: run by the provider itself: it does not make the turn wait for tool results
     server: bool = False
-    #: the message stopped for max_tokens before the call's block did: the call never finished,
-    #: and a driver may drop it or pass it on (its arguments judged as they are)
+    #: the message stopped for max_tokens (or the stream failed: an error, a cut body) before the
+    #: call's block did: the call never finished, and a driver may drop it or pass it on (its
+    #: arguments judged as they are)
     cut: bool = False
 
     @property
@@ -348,6 +380,12 @@ class TurnFacts:
     #: the final stop reason as the server sent it (``final_reason`` says tool_use when the
     #: final message holds tool calls although the server said otherwise)
     sent_reason: str = "end_turn"
+    #: trace position of the error that ended the stream (``StreamError``), if one did: the
+    #: turn then has no end, and the calls open at it are ``cut``
+    error: int | None = None
+    #: the stream ends inside a message, before its stop reason: a body cut short, which a
+    #: driver may report as an error (``ErrorReport``) or leave unended
+    cut_short: bool = False
 
 
 def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
@@ -361,6 +399,8 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
     cycle, reason, final_stop, final_reason = 0, "end_turn", len(events) - 1, "end_turn"
     sent_reason = "end_turn"
     ended = True
+    error: int | None = None
+    in_message = False  # a message started and has no stop reason yet
 
     def close_call(index: int, at: int, cut: bool = False) -> None:
         call = open_calls.pop(index)
@@ -382,6 +422,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         if isinstance(event, CycleStart):
             open_calls.clear()
             open_text.clear()
+            in_message = True
         elif isinstance(event, BlockStart):
             if event.block in ("tool_use", "server_tool_use"):
                 open_calls[event.index] = {
@@ -405,6 +446,7 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
                 texts.append((start, "".join(parts)))
         elif isinstance(event, CycleDelta):
             reason = event.stop_reason
+            in_message = False
             for index in sorted(open_calls):  # the calls end with the message
                 close_call(index, i, cut=event.stop_reason == "max_tokens")
             for index in sorted(open_text):
@@ -421,6 +463,14 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
                 final_reason = "tool_use" if called and reason != "max_tokens" else reason
                 break
             cycle += 1
+        elif isinstance(event, StreamError):
+            # the stream fails here: what was open never finished, and the turn never ends
+            for index in sorted(open_calls):
+                close_call(index, i, cut=True)
+            error = final_stop = i
+            ended = False
+            final_reason = sent_reason = "error"
+            break
     else:  # the stream ends while the turn goes on: a driver reads all of it
         ended = False
         sent_reason = reason
@@ -440,6 +490,8 @@ def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
         ended,
         content,
         sent_reason,
+        error,
+        ended is False and error is None and in_message,
     )
 
 

@@ -53,3 +53,5 @@ class DriverRun:
     #: each call whose later chunks carry another id: its first id -> the last one (a driver
     #: may keep either)
     later_ids: Mapping[str, str] = field(default_factory=dict)
+    #: the body was cut after this many chunks (a transport fault), before the turn ended
+    body_cut: int | None = None

@@ -108,5 +108,8 @@ def _case_in(
 
 def fed_chunks(case: DriverScenario, codec: Codec) -> tuple[WireChunk, ...]:
     """The chunks a driver that reads whole events is fed in ``case``, in order: chunk N of a
-    failure message is ``fed_chunks(...)[N - 1]``."""
-    return DriverReplay(case, (), {codec.name: codec}).chunks(codec)
+    failure message is ``fed_chunks(...)[N - 1]``; a body cut short (``transport: [cut:N]``)
+    ends after chunk N."""
+    chunks = DriverReplay(case, (), {codec.name: codec}).chunks(codec)
+    cut = case.body_cut
+    return chunks if cut is None else chunks[:cut]

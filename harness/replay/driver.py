@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -24,10 +25,12 @@ from harness._errors import AdapterError
 from harness.adapters.registry import asked_for
 from harness.codecs import Codec, dialects
 from harness.model.driver import (
+    CycleDelta,
     DriverObservation,
     DriverOutput,
     MalformedOutput,
     Read,
+    StreamError,
     TurnFacts,
     WireChunk,
     coerce_output,
@@ -58,10 +61,18 @@ class StreamCancelled(BaseException):
 
 
 class _Source:
-    def __init__(self, chunks: Sequence[Read], progress: Progress, cancel_at: int | None) -> None:
+    def __init__(
+        self,
+        chunks: Sequence[Read],
+        progress: Progress,
+        cancel_at: int | None,
+        stalls: Mapping[int, float] | None = None,
+    ) -> None:
         self.chunks = chunks
         self.progress = progress
         self.cancel_at = cancel_at
+        #: seconds of pause before each read that stalls (read numbers from 1)
+        self.stalls = stalls or {}
         self.reads = 0
         self.overread = False
         self.closed = False
@@ -82,12 +93,20 @@ class _Source:
     def close(self) -> None:
         self.closed = True
 
+    def stall(self) -> float:
+        """The pause before the next read, if it stalls (a transport fault): time the harness
+        makes the driver wait, not the driver's own."""
+        return self.stalls.get(self.reads + 1, 0.0) if self.reads < len(self.chunks) else 0.0
+
 
 class SyncSource(_Source):
     def __iter__(self) -> SyncSource:
         return self
 
     def __next__(self) -> str | bytes:
+        if self.stalls and (pause := self.stall()):  # no work per read without stalls
+            with self.progress.harness():
+                time.sleep(pause)
         return self._next()
 
 
@@ -96,6 +115,9 @@ class AsyncSource(_Source):
         return self
 
     async def __anext__(self) -> str | bytes:
+        if self.stalls and (pause := self.stall()):
+            with self.progress.harness():  # the loop runs on: a driver's own timeout may fire
+                await asyncio.sleep(pause)
         try:
             return self._next()
         except StopIteration:
@@ -187,7 +209,40 @@ class DriverReplay:
             chunks = len(self.chunks(codec))
             if cancel >= chunks:
                 return f"the cancellation comes after read {cancel}, but the {dialect} stream has only {chunks} chunks"
+        cut = self.scenario.body_cut
+        if cut is not None:
+            return self._cut_problem(self.chunks(codec), cut, dialect)
         return None
+
+    def _cut_problem(self, chunks: tuple[WireChunk, ...], cut: int, dialect: str) -> str | None:
+        """Why the body cannot be cut after chunk ``cut`` in this dialect, if it cannot: the
+        stream is no longer than that, or the chunks before the cut already tell how the turn
+        ends (its final stop reason), so that the body ends with the turn told."""
+        if cut >= len(chunks):
+            return f"the body is cut after chunk {cut}, but the {dialect} stream has only {len(chunks)} chunks"
+        facts = turn_facts(self.scenario.turn)
+        told = max((c.origin for c in chunks[:cut] if c.carries), default=-1)
+        turn = self.scenario.turn
+        reason = max(
+            (i for i, e in enumerate(turn[: facts.final_stop + 1]) if isinstance(e, CycleDelta)),
+            default=None,
+        )
+        if facts.error is not None and told >= facts.error:
+            return f"the body is cut after chunk {cut}, after the server's error"
+        if facts.ended and reason is not None and told >= reason:
+            return (
+                f"the body is cut after chunk {cut}, but by then the {dialect} stream has told "
+                "how the turn ends: the cut loses nothing of the turn"
+            )
+        return None
+
+    def cut_facts(self, chunks: tuple[WireChunk, ...], cut: int) -> TurnFacts:
+        """What the turn says once its body is cut after chunk ``cut``: the events the chunks
+        before the cut tell, then a failure where the body ends (the calls open there never
+        finished, and the turn has no end)."""
+        told = max((c.origin for c in chunks[:cut] if c.carries), default=-1)
+        cut_off = StreamError(error_type="connection_cut", message="the body ended before the turn")
+        return turn_facts((*self.scenario.turn[: told + 1], cut_off))
 
     def chunks(self, codec: Codec) -> tuple[WireChunk, ...]:
         """What the driver is fed: the recorded stream, or the turn in the codec's dialect
@@ -229,18 +284,25 @@ class DriverReplay:
         codec = self.codecs[adapter.dialect]
         with progress.harness():
             encoded = self.chunks(codec)
+            cut = self.scenario.body_cut
+            if cut is not None:
+                facts = self.cut_facts(encoded, cut)
+                encoded = encoded[:cut]
+            else:
+                facts = self.facts(codec)
             chunks: tuple[Read, ...] = encoded
             cancel_at = self.scenario.cancel_after_reads
             if mode == "bytes":
                 chunks, cancel_at = self.reads(encoded)
+        stalls = self.stalls(chunks, encoded, mode)
         drive = adapter.drive
         outputs: list[tuple[DriverOutput, int]] = []
         progress.phase = "drive"
         if inspect.isasyncgenfunction(drive):
-            source: _Source = AsyncSource(chunks, progress, cancel_at)
+            source: _Source = AsyncSource(chunks, progress, cancel_at, stalls)
             propagated, raised = self._run_async(drive, source, outputs, progress)
         else:
-            source = SyncSource(chunks, progress, cancel_at)
+            source = SyncSource(chunks, progress, cancel_at, stalls)
             propagated, raised = False, None
             try:
                 for item in drive(source):
@@ -255,7 +317,7 @@ class DriverReplay:
             run = DriverRun(
                 codec.name,
                 chunks,
-                self.facts(codec),
+                facts,
                 tuple(outputs),
                 source.reads,
                 source.overread,
@@ -267,6 +329,7 @@ class DriverReplay:
                 contract,
                 bool(getattr(codec, "stream_outlives_turn", False)),
                 self.later_ids(codec, encoded),
+                cut,
             )
             self.observation = DriverObservation(
                 codec.name, tuple(output for output, _ in outputs), raised
@@ -298,6 +361,23 @@ class DriverReplay:
         if later is None or not (self.scenario.raw_wire or changing & set(self.scenario.quirks)):
             return {}
         return dict(later(chunks))
+
+    def stalls(
+        self, chunks: tuple[Read, ...], encoded: tuple[WireChunk, ...], mode: str
+    ) -> dict[int, float]:
+        """The pauses before reads (``stall:N:SECONDS``, N a chunk of the stream): for a driver
+        that reads bytes, before the read that holds chunk N's first byte."""
+        stalls = self.scenario.stall_before()
+        if not stalls or mode != "bytes":
+            return stalls
+        starts = list(accumulate((len(c.data.encode()) for c in encoded), initial=0))
+        ends = list(accumulate(len(c.data) for c in chunks))
+        out: dict[int, float] = {}
+        for number, seconds in stalls.items():
+            if number <= len(encoded):
+                read = bisect_right(ends, starts[number - 1]) + 1
+                out[read] = out.get(read, 0.0) + seconds
+        return out
 
     def _run_async(
         self,

@@ -734,6 +734,8 @@ def _mark_note(mark: Mark, final_stop: int) -> str:
         return f"<emitted> {valid} {_short(output.arguments, 24)}"
     if isinstance(output, dv.TurnEnd):
         return f"<emitted> turn_end {output.stop_reason}"
+    if isinstance(output, dv.ErrorReport):
+        return f"<emitted> error {_short(output.message, 40)}"
     assert isinstance(output, dv.Refusal), mark
     return f"<refused> {_short(output.reason, 40)}"
 

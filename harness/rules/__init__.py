@@ -1,6 +1,7 @@
 """Conformance rules, registered by id."""
 
 from harness.rules import driver as _driver  # noqa: F401  (registers the driver rules)
+from harness.rules import driver_errors as _driver_errors  # noqa: F401  (the failed-stream rule)
 from harness.rules import error_flags as _error_flags  # noqa: F401  (session and history)
 from harness.rules import history as _history  # noqa: F401  (registers the history rules)
 from harness.rules import reference as _reference  # noqa: F401  (the reference comparison)

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 
 from harness.model.driver import (
     UNKNOWN_REASON,
+    ErrorReport,
     ExpectedCall,
     Refusal,
     TextOut,
@@ -509,17 +510,22 @@ def cancellation(c: DriverTimeline) -> Iterator[Finding]:
         "Legal or common quirks (usage chunks with empty choices, keep-alive pings, CRLF, spaces "
         "in data JSON, a missing [DONE]) never crash the consumer, nor make it refuse the "
         "stream. On corrupt input (arguments that do not parse although their block stopped) "
-        "refusing is safe: a clear error, or a refusal output, instead of a guess. A driver is "
-        "fed only what its server sends it: a shape servers send only when the request asks "
-        "(Gemini's streamed function-call arguments) only to a driver that declares it asks "
-        "(asks_for); an SSE event the body ends before its blank line is discarded, as the SSE "
-        "rules say, so the turn ends without it; a Chat stream of several choices (n > 1) is "
-        "no one turn, and is refused when loaded."
+        "refusing is safe: a clear error, or a refusal output, instead of a guess; so is "
+        "reporting a stream that fails (the server's error, a body that ends inside a message) "
+        "as failed. A driver is fed only what its server sends it: a shape servers send only "
+        "when the request asks (Gemini's streamed function-call arguments) only to a driver that "
+        "declares it asks (asks_for); an SSE event the body ends before its blank line is "
+        "discarded, as the SSE rules say, so the turn ends without it; a Chat stream of several "
+        "choices (n > 1) is no one turn, and is refused when loaded."
     ),
 )
 def robust_framing(c: DriverTimeline) -> Iterator[Finding]:
     if c.corrupt:
         return  # a refusal of corrupt input is safe; what it emitted before is checked
+    if c.facts.error is not None:
+        return  # the stream failed: raising is how a driver surfaces it (error-surfaced)
+    if c.facts.cut_short and (c.run.raised is not None or c.refused_at is not None):
+        return  # the body ends inside a message: saying it was cut short is no crash
     if c.run.raised:
         yield Finding(
             c.event_at(c.run.reads),
@@ -527,7 +533,11 @@ def robust_framing(c: DriverTimeline) -> Iterator[Finding]:
             f"{c.run.raised}; nothing in the stream is corrupt (the chunk: {_chunk(c, c.run.reads)})",
         )
     elif c.refused_at is not None:
-        reason = next(o.reason for o, _ in c.run.outputs if isinstance(o, Refusal))
+        reason = next(
+            o.reason if isinstance(o, Refusal) else f"it reported an error: {o.message}"
+            for o, _ in c.run.outputs
+            if isinstance(o, (Refusal, ErrorReport))
+        )
         yield Finding(
             c.event_at(c.refused_at),
             f"the driver refused the {c.run.dialect} stream after chunk {c.refused_at} "

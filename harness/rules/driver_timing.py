@@ -14,6 +14,7 @@ from functools import cached_property
 
 from harness.model.driver import (
     ByteRead,
+    ErrorReport,
     ExpectedCall,
     Refusal,
     ToolCallOut,
@@ -132,8 +133,9 @@ class DriverTimeline:
         #: the input is corrupt: a call whose arguments do not parse although its block stopped
         #: (a duplicated fragment, a lost brace), which no legal stream sends
         self.corrupt = any(not c.valid and not c.cut for c in run.facts.calls)
-        refusals = [reads for o, reads in run.outputs if isinstance(o, Refusal)]
-        #: the read at which the driver refused the stream (said so, or raised), if it did
+        refusals = [reads for o, reads in run.outputs if isinstance(o, (Refusal, ErrorReport))]
+        #: the read at which the driver refused the stream (said so, reported it failed, or
+        #: raised), if it did
         self.refused_at: int | None = (
             refusals[0] if refusals else run.reads if run.raised is not None else None
         )
@@ -228,12 +230,16 @@ class DriverTimeline:
         refused corrupt input, before it refused; the corrupt calls themselves never)."""
         cancel = self.run.cancel_after
         refused = self.refused_at if self.corrupt else None
+        # a stream that failed: a per-message driver owes no call of the message it failed in
+        failed = self.facts.error is not None and self.run.contract == "per-message"
+        stops = len(self.facts.stops)
         return [
             c
             for c in self.facts.calls
             if (cancel is None or self.owed(c) <= cancel)
             and (refused is None or self.due(c) <= refused)
             and not (refused is not None and not c.valid)
+            and not (failed and c.cycle >= stops)
         ]
 
     def owed(self, call: ExpectedCall) -> int:
@@ -250,8 +256,13 @@ class DriverTimeline:
 
     @property
     def stopped_early(self) -> bool:
-        """Cancelled, crashed or refused: the turn's whole order and end are not owed."""
-        return self.run.cancel_after is not None or self.refused_at is not None
+        """Cancelled, crashed or refused, or the stream failed (a server error, a cut body):
+        the turn's whole order and end are not owed."""
+        return (
+            self.run.cancel_after is not None
+            or self.refused_at is not None
+            or self.facts.error is not None
+        )
 
     def content_read(self, after: int, until: int) -> tuple[int | None, int]:
         """The first of the reads after read ``after`` up to read ``until`` whose chunks carry

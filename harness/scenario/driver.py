@@ -14,6 +14,7 @@ from harness.scenario.faults import apply_faults
 from harness.scenario.reader import StepReader
 from harness.scenario.types import DriverScenario, Recording, ScenarioHeader, fields_of
 from harness.wire.chunking import cut_problem
+from harness.wire.faults import Cut, Fault, Stall, parse_fault
 from harness.wire.sse import LINE_END
 
 #: the top-level fields only driver scenarios have (``expect`` is read to say it is not offered)
@@ -22,6 +23,7 @@ DRIVER_KEYS = (
     "quirks",
     "cancel_after_reads",
     "byte_cuts",
+    "transport",
     "wire",
     "trace",
     "faults",
@@ -78,6 +80,10 @@ def read_driver_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> 
             top.line_of("expect"), "pinned expectations are not available for driver scenarios"
         )
     cancel = top.int("cancel_after_reads", minimum=1) if top.has("cancel_after_reads") else None
+    for event in turn[:-1]:
+        if isinstance(event, dv.StreamError):
+            top.note(event.line, "nothing follows a server's error: the stream ends with it")
+            break
     return DriverScenario(
         **fields_of(header),
         turn=tuple(turn),
@@ -87,7 +93,49 @@ def read_driver_scenario(r: StepReader, top: Fields, header: ScenarioHeader) -> 
         raw_wire=raw,
         recording=recording,
         byte_cuts=_byte_cuts(top),
+        transport=_transport(top),
     )
+
+
+#: the longest stall a driver scenario may ask for: a stall is real time on every replay
+MAX_STALL_SECONDS = 2.0
+
+
+def _transport(top: Fields) -> tuple[Fault, ...]:
+    """The transport faults of the driver's stream: ``cut:N`` and ``stall:N:SECONDS``, as
+    ``harness serve --fault`` writes them."""
+    if not top.has("transport"):
+        return ()
+    items = top.list("transport")
+    out: list[Fault] = []
+    for i, text in enumerate(items):
+        line = items.line_of(i)
+        if not isinstance(text, str):
+            top.note(line, f"a transport fault is written cut:N or stall:N:SECONDS, got {text!r}")
+            continue
+        try:
+            fault = parse_fault(text)
+        except UsageError as exc:
+            top.note(line, str(exc))
+            continue
+        if not isinstance(fault, (Cut, Stall)):
+            top.note(
+                line,
+                f"{text}: a driver scenario's transport faults are cut:N and stall:N:SECONDS "
+                "(a dropped event is a 'faults' drop; where reads split is 'byte_cuts')",
+            )
+        elif isinstance(fault, Cut) and fault.after < 1:
+            top.note(line, f"{text}: a cut before the first chunk leaves nothing to read")
+        elif isinstance(fault, Stall) and fault.seconds > MAX_STALL_SECONDS:
+            top.note(
+                line,
+                f"{text}: a stall is real time on every replay; at most {MAX_STALL_SECONDS:g}s",
+            )
+        else:
+            out.append(fault)
+    if sum(isinstance(f, Cut) for f in out) > 1:
+        top.note(top.line_of("transport"), "one cut is enough: the body ends at the first")
+    return tuple(out)
 
 
 def _byte_cuts(top: Fields) -> tuple[int, ...] | None:

@@ -83,6 +83,19 @@ def _cycle(r: StepReader, f: Fields) -> list[Any]:
     return out
 
 
+def _error(r: StepReader, f: Fields) -> list[Any]:
+    """The server's error mid-stream: ``error: {type: overloaded_error, message: Overloaded}``
+    (both optional); the stream ends there."""
+    f.check_keys(("type", "message"))
+    r.budget.take(1, f, "type" if f.has("type") else "line")
+    event = dv.StreamError(
+        error_type=f.str("type", "overloaded_error"),
+        message=f.str("message", "Overloaded"),
+        line=f.line,
+    )
+    return [event]
+
+
 DRIVER_STEPS: dict[str, Handler] = {
     "cycle": _cycle,
     "message_start": _event(dv.CycleStart, "message_id"),
@@ -94,4 +107,5 @@ DRIVER_STEPS: dict[str, Handler] = {
     "message_delta": _event(dv.CycleDelta, "stop_reason"),
     "message_stop": _event(dv.CycleStop),
     "ping": _event(dv.Ping),
+    "error": _error,
 }

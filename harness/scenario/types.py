@@ -12,6 +12,7 @@ from typing import Any, TypeAlias
 
 from harness.model import driver as dv
 from harness.model.trace import Trace
+from harness.wire.faults import Cut, Fault, Stall
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +126,9 @@ class DriverScenario(ScenarioHeader):
     recording: Recording | None = None
     #: where a driver that reads bytes gets its body cut (offsets; None: the default plan)
     byte_cuts: tuple[int, ...] | None = None
+    #: transport faults of the driver's stream (``harness.wire.faults``): the body cut after
+    #: chunk N (``cut:N``), a pause before chunk N (``stall:N:SECONDS``)
+    transport: tuple[Fault, ...] = ()
     #: for a case of the quirk cross product (``harness.scenario.cases``): ``dialect+quirk[+quirk]``
     #: naming the quirks it adds to the scenario's own; empty for the scenario as written
     variant: str = ""
@@ -137,6 +141,19 @@ class DriverScenario(ScenarioHeader):
     def events(self) -> tuple[dv.TurnEvent, ...]:
         """The events a violation's index refers to."""
         return self.turn
+
+    @property
+    def body_cut(self) -> int | None:
+        """After how many chunks the body is cut (``cut:N``), if it is."""
+        return min((f.after for f in self.transport if isinstance(f, Cut)), default=None)
+
+    def stall_before(self) -> dict[int, float]:
+        """Seconds of pause before each read that stalls (read numbers from 1)."""
+        out: dict[int, float] = {}
+        for fault in self.transport:
+            if isinstance(fault, Stall):
+                out[fault.chunk] = out.get(fault.chunk, 0.0) + float(fault.seconds)
+        return out
 
     def event_line(self, index: int) -> int:
         return self.event_location(index)[1]

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from harness.adapters.registry import BUNDLED
-from harness.model.driver import Refusal, TextOut, ToolCallOut, TurnEnd
+from harness.model.driver import ErrorReport, Refusal, TextOut, ToolCallOut, TurnEnd
 
 MISBEHAVIOURS = (
     "answer-ok",  # answers drive with {"ok": true}, as if it were a request
@@ -97,6 +97,8 @@ def output_json(item: Any) -> dict[str, Any]:
         return {"type": "turn_end", "stop_reason": item.stop_reason}
     if isinstance(item, Refusal):
         return {"type": "refusal", "reason": item.reason}
+    if isinstance(item, ErrorReport):
+        return {"type": "error", "message": item.message}
     return dict(item)
 
 

@@ -1,7 +1,9 @@
 // A driver for OpenAI Chat Completions streamed chunks, spoken to over the harness's JSON-lines
 // protocol 2 (driver layer). It assembles delta.tool_calls fragments by index, as interlude's
 // session does, and emits each call once it is complete: when the next call starts, when the
-// model moves on to text, or when the choice finishes.
+// model moves on to text, or when the choice finishes. A stream that fails (an error object
+// mid-stream, or a body that ends with neither a finish_reason nor [DONE]) ends in an error
+// output, not a turn end.
 //
 //	--bug=emits-partial-calls  emit every fragment as a call of its own (the bug before the fix)
 package main
@@ -70,7 +72,9 @@ type turn struct {
 	current  *call
 	finish   string
 	emitted  int
-	finished bool // the stream is over ([DONE] or end): no more reads
+	finished bool   // the stream is over ([DONE], an error or end): no more reads
+	done     bool   // the stream said [DONE]
+	failure  string // the error the server sent mid-stream, if it did
 }
 
 func (t *turn) emit(output map[string]any) {
@@ -132,11 +136,19 @@ func (t *turn) callDelta(delta map[string]any) {
 // data handles the payload of one server-sent event.
 func (t *turn) data(payload string) {
 	if strings.TrimSpace(payload) == "[DONE]" {
-		t.finished = true
+		t.finished, t.done = true, true
 		return
 	}
 	var chunk map[string]any
 	if json.Unmarshal([]byte(payload), &chunk) != nil {
+		return
+	}
+	if failure, ok := chunk["error"]; ok { // an error object mid-stream: the stream ends with it
+		t.failure = fmt.Sprint(failure)
+		if m, ok := failure.(map[string]any); ok {
+			t.failure = fmt.Sprintf("%v: %v", m["type"], m["message"])
+		}
+		t.finished = true
 		return
 	}
 	choices, _ := chunk["choices"].([]any) // a usage chunk has none
@@ -220,6 +232,15 @@ func (t *turn) drive() {
 			}
 			t.chunk(text)
 		}
+	}
+	if t.failure == "" && t.finish == "" && !t.done {
+		t.failure = "the stream ended before the turn did" // the body was cut
+	}
+	if t.failure != "" { // no turn end, and the call in progress never finished
+		t.emit(map[string]any{"type": "error", "message": t.failure})
+		t.c.send(map[string]any{"op": "close"})
+		t.c.send(map[string]any{"op": "done"})
+		return
 	}
 	t.complete()
 	reason := finishReasons[t.finish]

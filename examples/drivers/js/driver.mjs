@@ -13,6 +13,9 @@
 // --bug=ends-at-first-message-stop puts back the AgentX bug: the iterator ends at the first
 // message_stop, so the UI waits for a tool result forever.
 //
+// The server's error event, or a body that ends inside a message (a cut), ends in an error
+// output, never a turn end.
+//
 // --url URL is the second mode, end to end over real HTTP: the driver POSTs to URL (a provider,
 // or `harness serve SCENARIO --dialect anthropic-agent`), reads the body as the network cuts it,
 // and prints each output as a JSON line, the same objects it emits to the harness.
@@ -182,13 +185,20 @@ async function* turn(chunks, bugs) {
     }
   }
 
+  let inMessage = false; // a message started and has not stopped
   for await (const event of streamEvents(chunks)) {
     const kind = event && typeof event === 'object' ? event.type : undefined;
-    if (kind === 'message_start') {
+    if (kind === 'error') {
+      // the server's error mid-stream: the stream ends with it, and so does the turn, unfinished
+      const error = event.error || {};
+      yield { type: 'error', message: `${error.type}: ${error.message}` };
+      return;
+    } else if (kind === 'message_start') {
       const id = (event.message && event.message.id) || '';
       if (started.has(id)) continue; // a repeated message_start must not reset the message
       started.add(id);
       blocks = new Map();
+      inMessage = true;
     } else if (kind === 'content_block_start') {
       const block = event.content_block || {};
       blocks.set(event.index, { type: block.type, id: block.id || '', name: block.name || '', parts: [], done: false });
@@ -205,6 +215,7 @@ async function* turn(chunks, bugs) {
       // cut short (max_tokens): the calls still open end here
       for (const index of [...blocks.keys()].sort((a, b) => a - b)) yield* finish(blocks.get(index));
     } else if (kind === 'message_stop') {
+      inMessage = false;
       if (bugs.has('ends-at-first-message-stop')) {
         yield { type: 'turn_end', stop_reason: stopReason };
         return; // the AgentX bug: one message taken for the whole turn
@@ -218,6 +229,8 @@ async function* turn(chunks, bugs) {
     }
     // ping, an SDK's assembled 'assistant' copy, anything else: nothing to emit
   }
+  // the body ended inside a message: it was cut, and the turn did not end
+  if (inMessage) yield { type: 'error', message: 'the stream ended before the turn did' };
 }
 
 async function drive(bugs) {

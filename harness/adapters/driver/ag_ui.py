@@ -21,8 +21,9 @@ id the run already started is a replay of that call and changes nothing. ``STATE
 stop reason), thinking and unknown events emit nothing. A run that finishes with tool calls in
 its last step ends for ``tool_use`` (unless ``max_tokens`` cut it), whatever stop reason it
 names: the tools still have to run (vercel/workflow#1387 dropped the calls of a run that
-finished for 'stop'). ``RUN_ERROR`` ends the turn with the stop reason ``error``,
-dropping the calls still open (they are not complete).
+finished for 'stop'). ``RUN_ERROR`` ends the stream: the driver reports the error
+(``ErrorReport``), not a turn end, dropping the calls still open (they are not complete); so
+does a body that ends inside a step (cut).
 """
 
 from __future__ import annotations
@@ -30,9 +31,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from harness.adapters.driver.reference import closing, events, strict_json
+from harness.adapters.driver.reference import CUT_SHORT, closing, events, strict_json
 from harness.codecs.ag_ui import STOP_REASON_EVENT
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd, stop_reason
+from harness.model.driver import (
+    DriverOutput,
+    ErrorReport,
+    TextOut,
+    ToolCallOut,
+    TurnEnd,
+    stop_reason,
+)
 
 #: the start of text or thinking: calls streamed before it are complete (if ends are omitted)
 CONTENT_STARTS = frozenset(
@@ -69,6 +77,7 @@ class AGUIDriver:
         self.ends_sent = False  # the server has sent a TOOL_CALL_END: it is trusted from now on
         reason = "end_turn"
         called = False  # the current step (or a run without steps) started a tool call
+        in_step = False  # a step started and has not finished
         for _name, data in events(chunks):
             if not isinstance(data, dict):
                 continue
@@ -99,7 +108,8 @@ class AGUIDriver:
                     yield from self.complete()
             elif kind in STEP_ENDS:
                 yield from self.complete()
-                if kind == "STEP_STARTED":
+                in_step = kind == "STEP_STARTED"
+                if in_step:
                     called = False
             elif kind == "CUSTOM" and data.get("name") == STOP_REASON_EVENT:
                 reason = stop_reason(str(data.get("value")))
@@ -110,10 +120,13 @@ class AGUIDriver:
                 return
             elif kind == "RUN_ERROR":
                 self.open.clear()
-                yield TurnEnd("error")
+                message = data.get("message")
+                yield ErrorReport(f"{data.get('code') or 'RUN_ERROR'}: {message}")
                 return
             # MESSAGES_SNAPSHOT, STATE_*, TOOL_CALL_RESULT, thinking content, RAW, other
             # CUSTOM events, RUN_STARTED, anything unknown: nothing to emit
+        if in_step:  # the body ended inside a step: it was cut
+            yield ErrorReport(CUT_SHORT)
 
     def complete(self, *, only_with_arguments: bool = False) -> Iterator[DriverOutput]:
         """Emit the open calls (those with arguments, or all), in the order they started."""

@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.adapters.driver.reference import close_upstream, strict_json
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.adapters.driver.reference import CUT_SHORT, close_upstream, strict_json
+from harness.model.driver import DriverOutput, ErrorReport, TextOut, ToolCallOut, TurnEnd
 from harness.wire import json_data, parse_sse
 
 #: a blank line: two line ends in a row (a CR is a line end only if no LF follows it)
@@ -191,7 +191,8 @@ class GeminiDriver:
                 if finish:
                     yield from self.finish(str(finish))
                     return
-        yield from self.finish(None)  # the stream ended without a finishReason
+        # the body ended without a finishReason, which every Gemini response ends with: cut
+        yield ErrorReport(CUT_SHORT)
 
     def part(self, part: Any) -> Iterator[DriverOutput]:
         if not isinstance(part, dict):

@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.adapters.driver.reference import closing, events, strict_json
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.adapters.driver.reference import CUT_SHORT, closing, events, strict_json
+from harness.model.driver import DriverOutput, ErrorReport, TextOut, ToolCallOut, TurnEnd
 
 _TERMINAL = ("response.completed", "response.incomplete")
 
@@ -67,6 +67,7 @@ class OpenAIResponsesDriver:
             yield from self.event(kind, data)
             if self.finished:
                 return  # the response ended: reading on would wait for another one
+        yield ErrorReport(CUT_SHORT)  # the body ended without the response's terminal event
 
     def event(self, kind: str, data: dict[str, Any]) -> Iterator[DriverOutput]:
         if kind == "response.output_item.added":

@@ -3,7 +3,8 @@ once as soon as it is complete, and stop reading exactly at the end of the turn.
 
 A driver adapter has ``layers = ("driver",)``, the ``dialect`` it reads, and
 ``drive(chunks)``: a generator (or async generator) over the chunks it is given that yields
-``TextOut``, ``ToolCallOut`` and ``TurnEnd`` (or dicts of the same fields).
+``TextOut``, ``ToolCallOut`` and ``TurnEnd`` (or dicts of the same fields). A stream that fails
+(the server's error, a body that ends before the turn) ends in ``ErrorReport``, not ``TurnEnd``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.model.driver import DriverOutput, ErrorReport, TextOut, ToolCallOut, TurnEnd
 from harness.wire import DONE, json_data, parse_sse
 
 
@@ -33,6 +34,19 @@ def events(chunks: Iterator[str]) -> Iterator[Any]:
     for chunk in chunks:
         for event in parse_sse(chunk, source="stream"):
             yield event.event, json_data(event)
+
+
+#: what a driver reports when the body ends before the turn does
+CUT_SHORT = "the stream ended before the turn did"
+
+
+def server_error(data: Any) -> str:
+    """The message of an error object (``{"error": {"type", "message"}}``), in one line."""
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        kind, message = error.get("type") or error.get("code") or "error", error.get("message", "")
+        return f"{kind}: {message}"
+    return f"error: {error if error is not None else data}"
 
 
 def close_upstream(chunks: Any) -> None:
@@ -66,14 +80,19 @@ class AnthropicDriver:
         started: set[str] = set()
         stop_reason = "end_turn"
         paused = False  # the message stopped for tool_use and the body goes on to its end
+        in_message = False
         for _name, data in events(chunks):
             kind = data.get("type") if isinstance(data, dict) else None
+            if kind == "error":
+                yield ErrorReport(server_error(data))  # the stream ends with it
+                return
             if kind == "message_start":
                 message_id = data["message"].get("id", "")
                 if message_id in started:
                     continue  # a repeated message_start must not reset the message
                 started.add(message_id)
                 blocks = {}
+                in_message = True
             elif kind == "content_block_start":
                 block = data["content_block"]
                 blocks[data["index"]] = {
@@ -91,15 +110,21 @@ class AnthropicDriver:
                 stop_reason = data.get("delta", {}).get("stop_reason") or "end_turn"
                 for index in sorted(blocks):  # cut short (max_tokens): the calls end here
                     yield from self.finish(blocks[index])
-            elif kind == "message_stop" and stop_reason == "tool_use":
-                paused = self.one_message
-            elif kind == "message_stop" and stop_reason != "tool_use":
-                called = any(b["type"] == "tool_use" for b in blocks.values())  # not server tools
-                # 'end_turn' with tool calls in the message: the tools still have to run
-                yield TurnEnd("tool_use" if called and stop_reason != "max_tokens" else stop_reason)
-                return
+            elif kind == "message_stop":
+                in_message = False
+                if stop_reason == "tool_use":
+                    paused = self.one_message
+                else:
+                    called = any(b["type"] == "tool_use" for b in blocks.values())  # not server's
+                    # 'end_turn' with tool calls in the message: the tools still have to run
+                    yield TurnEnd(
+                        "tool_use" if called and stop_reason != "max_tokens" else stop_reason
+                    )
+                    return
             # ping, an SDK's assembled 'assistant' copy, anything else: nothing to emit
-        if paused:
+        if in_message:  # the body ended inside a message: it was cut
+            yield ErrorReport(CUT_SHORT)
+        elif paused:
             yield TurnEnd("tool_use")
 
     def delta(self, block: dict[str, Any] | None, delta: dict[str, Any]) -> Iterator[DriverOutput]:
@@ -151,12 +176,20 @@ class OpenAIChatDriver:
         self.by_index: dict[Any, dict[str, Any]] = {}
         self.emitted = 0
         self.finish_reason: str | None = None
+        done = False
         for _, data in events(chunks):
             if data is DONE:
+                done = True
                 break
+            if isinstance(data, dict) and "error" in data:
+                yield ErrorReport(server_error(data))  # the stream ends with it
+                return
             for choice in data.get("choices") or ():  # a usage chunk has none
                 if choice.get("index", 0) == 0:
                     yield from self.choice(choice)
+        if self.finish_reason is None and not done:  # neither a finish_reason nor [DONE]: cut
+            yield ErrorReport(CUT_SHORT)
+            return
         yield from self.complete()
         reason = FINISH_REASONS.get(self.finish_reason or "stop", "end_turn")
         if reason == "end_turn" and self.emitted:

@@ -5,7 +5,8 @@ index), as a chat model integration builds it; the chunks are summed as they arr
 acts on the whole message: the summed message's ``tool_calls`` (arguments parsed by LangChain,
 reported as JSON text and valid) and ``invalid_tool_calls`` (raw arguments, invalid) come out when
 the stream ends (``[DONE]``, where the OpenAI client stops, or the end of the body); text comes out
-chunk by chunk.
+chunk by chunk; the turn's end with the summed message's ``finish_reason``, if it has one. An
+error object mid-stream raises, as the OpenAI client under a LangChain chat model does.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class LangChainMessageChunks:
         for _, data in events(chunks):
             if data is DONE:
                 break
+            if isinstance(data, dict) and "error" in data:
+                # the OpenAI client under a LangChain chat model raises on an error object
+                raise RuntimeError(f"the stream reports an error: {data['error']}")
             chunk = message_chunk(data)
             if chunk.content:
                 yield TextOut(chunk.content)
@@ -70,7 +74,9 @@ class LangChainMessageChunks:
             yield ToolCallOut(call["id"] or "", call["name"], arguments_text(call["args"]), True)
         for bad in message.invalid_tool_calls:
             yield ToolCallOut(bad["id"] or "", bad["name"] or "", bad["args"] or "", False)
-        yield turn_end(message.response_metadata.get("finish_reason"), FINISH_REASONS)
+        reason = message.response_metadata.get("finish_reason")
+        if reason is not None:  # none: the body ended before the choice finished
+            yield turn_end(reason, FINISH_REASONS)
 
 
 def make_adapter() -> LangChainMessageChunks:

@@ -4,7 +4,8 @@ fed the body through an offline transport, cut anywhere.
 ``make_adapter``: what a user of the stream's events acts on: ``content.delta`` text, and each
 call at its ``tool_calls.function.arguments.done`` event (name and raw arguments from the event,
 the id from the stream's snapshot, since the event carries none); the turn ends with the choice's
-``finish_reason`` once the stream is done.
+``finish_reason`` once the stream is done (none, if the body ended before it). The SDK raises on
+an error object mid-stream.
 
 ``make_final_adapter``: the same stream, with the calls taken from ``get_final_completion()``
 at the end (a user who acts on the whole message).
@@ -47,10 +48,13 @@ def open_stream(sdk: Any) -> Any:
     return sdk.chat.completions.stream(model="gpt-4o", messages=[{"role": "user", "content": "go"}])
 
 
-def finish(stream: Any) -> TurnEnd:
+def finish(stream: Any) -> Iterator[TurnEnd]:
+    """The turn's end, if the choice finished: a body that ended before its finish_reason (a
+    cut connection) leaves it None, and its user has no end to act on."""
     choices = stream.current_completion_snapshot.choices
     reason = choices[0].finish_reason if choices else None
-    return turn_end(reason, FINISH_REASONS)  # others as they are
+    if reason is not None:
+        yield turn_end(reason, FINISH_REASONS)  # others as they are
 
 
 def outputs(stream: Any) -> Iterator[DriverOutput]:
@@ -64,7 +68,7 @@ def outputs(stream: Any) -> Iterator[DriverOutput]:
             yield ToolCallOut(
                 call_id or "", event.name, event.arguments, strict_json(event.arguments)
             )
-    yield finish(stream)
+    yield from finish(stream)
 
 
 class OpenAIChatStreamEvents:
@@ -97,7 +101,7 @@ class OpenAIChatFinalCompletion:
                 yield ToolCallOut(
                     call.id or "", call.function.name, arguments, strict_json(arguments)
                 )
-            yield finish(stream)
+            yield from finish(stream)
 
 
 def make_adapter() -> OpenAIChatStreamEvents:

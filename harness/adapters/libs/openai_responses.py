@@ -4,7 +4,9 @@ chunks through an offline transport, cut anywhere.
 What its user acts on: ``response.output_text.delta`` text, each function call at its
 ``response.output_item.done`` event (the item's ``call_id``, ``name`` and raw ``arguments``), and
 the end of the response at ``response.completed`` (``tool_use`` when its output holds function
-calls) or ``response.incomplete`` (its ``incomplete_details.reason``). ``valid`` is whether the
+calls) or ``response.incomplete`` (its ``incomplete_details.reason``), or its failure at
+``response.failed`` or an ``error`` event, which the SDK hands over as events (it raises on
+neither). ``valid`` is whether the
 raw arguments parse as a JSON object, as the user's own ``json.loads`` would find.
 
 ``client``, ``open_stream`` and ``outputs`` also serve ``harness.wirereplay``, where the SDK
@@ -21,7 +23,7 @@ from harness.adapters.libs import require
 from harness.adapters.libs._offline import sync_client
 from harness.adapters.libs._reasons import turn_end
 from harness.adapters.libs.openai_chat import client
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut, TurnEnd
+from harness.model.driver import DriverOutput, ErrorReport, TextOut, ToolCallOut, TurnEnd
 
 _INCOMPLETE = {"max_output_tokens": "max_tokens"}
 
@@ -49,6 +51,10 @@ def outputs(stream: Any) -> Iterator[DriverOutput]:
             yield ToolCallOut(item.call_id, item.name, item.arguments, strict_json(item.arguments))
         elif event.type in ("response.completed", "response.incomplete"):
             yield stop_reason(event.response)
+        elif event.type == "response.failed":  # the SDK hands the failure over as an event
+            yield ErrorReport(str(event.response.error))
+        elif event.type == "error":
+            yield ErrorReport(f"{event.code}: {event.message}")
 
 
 class OpenAIResponsesStream:

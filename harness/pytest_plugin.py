@@ -95,6 +95,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "scenarios as written (none), or the one case adding these quirks",
     )
     group.addoption(
+        "--harness-variations",
+        default=None,
+        metavar="all|none|V[,V]",
+        help="session and history scenarios: every case of the variations (all, the default), "
+        "only the scenarios as written (none), or the one case of these variations "
+        "(default: the ini's harness_variations)",
+    )
+    group.addoption(
         "--harness-explore",
         action="store_true",
         default=False,
@@ -155,6 +163,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "only the cases of shapes first-party servers send",
         type="bool",
         default=False,
+    )
+    parser.addini(
+        "harness_variations",
+        "session and history scenarios: all (every case of the variations), none (as written) "
+        "or variation names joined by commas",
+        default="all",
     )
     parser.addini("harness_baseline", "a baseline file of known root causes", default="")
     parser.addini(
@@ -492,14 +506,36 @@ def _quirk_selection(config: pytest.Config) -> str | tuple[str, ...]:
     return text if text in ("all", "none") else tuple(q.strip() for q in text.split(","))
 
 
+def _variation_selection(config: pytest.Config) -> str | tuple[str, ...]:
+    """``--harness-variations``, else the ini's ``harness_variations``; an unknown name is a
+    usage error naming the variations."""
+    from harness.scenario.variations import check_variations
+
+    given = config.getoption("harness_variations")
+    text = str(given if given is not None else config.getini("harness_variations")).strip()
+    if text in ("all", "none"):
+        return text
+    names = tuple(v.strip() for v in text.split(","))
+    try:
+        check_variations(names)
+    except ValueError as exc:
+        where = "--harness-variations" if given is not None else "harness_variations"
+        raise pytest.UsageError(f"{where}: {exc}") from None
+    return names
+
+
 def _cases(scenario: Scenario, adapter: str | None, config: pytest.Config) -> list[Scenario]:
-    """The cases of ``scenario`` for the adapter named ``adapter`` (the quirk cross product in
-    its dialect). An adapter the ``harness_adapter`` fixture gives is not known while collecting:
-    the scenario is then one item that runs every case (``_replay_scenario``)."""
+    """The cases of ``scenario``: a session or history scenario's variations (whatever the
+    adapter), a driver scenario's quirk cross product in the dialect of the adapter named
+    ``adapter``. An adapter the ``harness_adapter`` fixture gives is not known while collecting:
+    a driver scenario is then one item that runs every case (``_replay_scenario``)."""
     from harness.adapters.registry import resolve_adapter
     from harness.replay.cases import cases_for
-    from harness.scenario import DriverScenario
+    from harness.scenario import DriverScenario, SessionScenario
+    from harness.scenario.variations import select_session_cases
 
+    if isinstance(scenario, SessionScenario):
+        return list(select_session_cases(scenario, _variation_selection(config)))
     if adapter is None or not isinstance(scenario, DriverScenario):
         return [scenario]
     try:

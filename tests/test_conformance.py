@@ -42,6 +42,8 @@ CAUGHT_BY = {
     "session-mutant-delegation-split-entries": {"streamed-tool-results"},
     "session-mutant-completion-clears-by-name": {"notification-lifecycle"},
     "session-mutant-deltas-to-latest-message": {"subsession-isolation"},
+    # shows only under a variation: ids reused across sessions (no scenario as written has them)
+    "session-mutant-message-start-reuses-known-id": {"subsession-isolation"},
     "history-mutant-subagent-into-parent": {"parent-isolation"},
     "history-mutant-no-orphan-guard": {"reverse-pairing"},
     "history-mutant-repair-inserts-message": {"repair-merges"},

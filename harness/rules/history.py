@@ -366,6 +366,7 @@ def repair_merges(c: HistoryFacts) -> Iterator[Finding]:
 def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
     for session in c.sessions.values():
         foreign_texts = c.subsession_texts(session.session_id)
+        restored = _restored_ids(c, session.session_id)
         for i, message in enumerate(session.stored):
             for b, block in enumerate(message.blocks):
                 tool_id = (
@@ -377,7 +378,9 @@ def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
                 )
                 if tool_id is not None:
                     owners = c.ledger.sessions_using(tool_id, c.c)
-                    if owners and session.session_id not in owners:
+                    # ids are unique per session only: one the session's own restored
+                    # history holds is its own, whoever else uses it
+                    if owners and session.session_id not in owners and tool_id not in restored:
                         owner = sorted(owners)[0]
                         yield Finding(
                             c.last_change(owner, tool_id),
@@ -394,6 +397,20 @@ def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
                         f"in the trace that text is a message of its sub-session "
                         f"{getattr(c.trace[at], 'session_id', '?')!r} (event {at})",
                     )
+
+
+def _restored_ids(c: HistoryFacts, session_id: str) -> set[str]:
+    """The tool ids the histories the session was resumed from (by event ``c``) hold."""
+    ids: set[str] = set()
+    for at in c.ledger.resumes.get(session_id, ()):
+        if at <= c.c:
+            for message in getattr(c.trace[at], "history", ()):
+                for block in message.blocks:
+                    if isinstance(block, ToolUseBlock):
+                        ids.add(block.id)
+                    elif isinstance(block, ToolResultBlock):
+                        ids.add(block.tool_use_id)
+    return ids
 
 
 def _text(block: object) -> str:

@@ -525,18 +525,21 @@ def _variation_selection(config: pytest.Config) -> str | tuple[str, ...]:
 
 
 def _cases(scenario: Scenario, adapter: str | None, config: pytest.Config) -> list[Scenario]:
-    """The cases of ``scenario``: a session or history scenario's variations (whatever the
-    adapter), a driver scenario's quirk cross product in the dialect of the adapter named
-    ``adapter``. An adapter the ``harness_adapter`` fixture gives is not known while collecting:
-    a driver scenario is then one item that runs every case (``_replay_scenario``)."""
+    """The cases of ``scenario`` for the adapter named ``adapter``: a session or history
+    scenario's variations, a driver scenario's quirk cross product in the adapter's dialect. An
+    adapter the ``harness_adapter`` fixture gives is not known while collecting: the scenario is
+    then one item that runs every case (``_replay_scenario``), as the adapter may not even
+    implement its layer."""
     from harness.adapters.registry import resolve_adapter
     from harness.replay.cases import cases_for
     from harness.scenario import DriverScenario, SessionScenario
     from harness.scenario.variations import select_session_cases
 
+    if adapter is None:
+        return [scenario]
     if isinstance(scenario, SessionScenario):
         return list(select_session_cases(scenario, _variation_selection(config)))
-    if adapter is None or not isinstance(scenario, DriverScenario):
+    if not isinstance(scenario, DriverScenario):
         return [scenario]
     try:
         info = resolve_adapter(adapter)
@@ -627,13 +630,16 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     config = request.config
     timeout = config.getoption("harness_timeout") or float(config.getini("harness_timeout"))
     cases = [scenario]
-    if not item.stash[_EXPANDED] and isinstance(scenario, DriverScenario):
+    if not item.stash[_EXPANDED]:
         # the fixture's adapter: its dialect is known only now, so this item runs every case
-        cases = cases_for([scenario], adapter, _quirk_selection(config))
+        cases = cases_for(
+            [scenario], adapter, _quirk_selection(config), variations=_variation_selection(config)
+        )
         cases = [case for case in cases if _case_selected(case, config)]
         if not cases:
             pytest.skip(
-                "no case of the scenario is selected (--harness-tag, --harness-first-party)"
+                "no case of the scenario is selected (--harness-variations, --harness-tag, "
+                "--harness-first-party)"
             )
     unchecked = [s.rule for s in _skips_for(config, scenario) if s.rule]
     results = list(run_cases(cases, adapter, timeout=timeout, skip_rules=unchecked))
@@ -655,7 +661,8 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
             for r in broken
         ]
         if len(results) > 1:
-            texts.insert(0, f"{len(broken)} of the scenario's {len(results)} quirk cases failed")
+            kind = "quirk" if isinstance(scenario, DriverScenario) else "variation"
+            texts.insert(0, f"{len(broken)} of the scenario's {len(results)} {kind} cases failed")
         text = "\n\n".join(texts)
         baseline = config.stash.get(_BASELINE, None)
         if baseline is not None:

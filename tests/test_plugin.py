@@ -34,9 +34,11 @@ PAIR = [
     load_scenario(library_path() / "driver" / "text-before-tool-call.yaml"),
 ]
 SESSION_ONE = as_session(PAIR[0])
-#: the project's configuration for PAIR: its copies, and not the built-in library
+#: the project's configuration for PAIR: its copies, and not the built-in library; each
+#: scenario as written, one item each (the variations have tests of their own)
 PAIR_INI = (
     '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+    'harness_variations = "none"\n'
 )
 
 
@@ -253,7 +255,7 @@ def test_the_pytest_command_for_a_configured_adapter_keeps_the_node_id_so_lf_fin
     first.assert_outcomes(failed=1)
     # once in the failure, and again in the short summary where it is not cut (CI=true)
     (command,) = set(re.findall(r"^  (python -m pytest .*)$", first.stdout.str(), re.M))
-    assert command == f"python -m pytest --harness-scenario={SESSION_ONE.id}"
+    assert command == f"python -m pytest --harness-scenario={SESSION_ONE.id} --harness-variations=none"
     failed = re.findall(r"^FAILED (\S+)", first.stdout.str(), re.M)
     again = pair.runpytest("-p", "cacheprovider", "--lf", *command.split()[3:], "-v")
     again.assert_outcomes(failed=1)
@@ -276,6 +278,7 @@ def test_a_failing_scenario_raises_a_conformance_failure_carrying_its_result(pro
     run = project.inline_run(
         f"--harness-adapter={MUTANT}",
         "--harness-scenario=backward-attachment-basic",
+        "--harness-variations=none",
         "-o",
         "asyncio_default_fixture_loop_scope=function",
         "-p",
@@ -324,8 +327,16 @@ def test_own_scenario_folder_and_its_errors(project):
     stopped.assert_outcomes(errors=1)
     stopped.stdout.fnmatch_lines(["*broken.yaml:7: error: unknown event type 'tool_explode'*"])
     result = project.runpytest("-v", "--continue-on-collection-errors")
-    result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*my_scenarios/mine.yaml::my-first-scenario*PASSED*"])
+    # a scenario of one's own runs under its variations too: as written, observed after every
+    # event, and with its one two-character delta split
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*my_scenarios/mine.yaml::my-first-scenario PASSED*",
+            "*my_scenarios/mine.yaml::my-first-scenario[[]every-event[]] PASSED*",
+            "*my_scenarios/mine.yaml::my-first-scenario[[]split-deltas[]] PASSED*",
+        ]
+    )
 
 
 def test_junitxml_names_the_scenarios(pair):

@@ -478,7 +478,11 @@ def adapter_layers_if_left_out(result: ScenarioResult) -> str | None:
 def left_out_line(results: Sequence[ScenarioResult]) -> str | None:
     """E.g. ``62 scenarios of the session and history layers left out: the adapter implements
     driver``; None when every scenario is of a layer the adapter implements."""
-    left_out = [(r, offered) for r in results if (offered := adapter_layers_if_left_out(r))]
+    left_out = [
+        (r, offered)
+        for r in results
+        if (offered := adapter_layers_if_left_out(r)) and not r.scenario.added  # as written
+    ]
     if not left_out:
         return None
     offered = left_out[0][1]

@@ -255,7 +255,9 @@ def test_the_pytest_command_for_a_configured_adapter_keeps_the_node_id_so_lf_fin
     first.assert_outcomes(failed=1)
     # once in the failure, and again in the short summary where it is not cut (CI=true)
     (command,) = set(re.findall(r"^  (python -m pytest .*)$", first.stdout.str(), re.M))
-    assert command == f"python -m pytest --harness-scenario={SESSION_ONE.id} --harness-variations=none"
+    assert (
+        command == f"python -m pytest --harness-scenario={SESSION_ONE.id} --harness-variations=none"
+    )
     failed = re.findall(r"^FAILED (\S+)", first.stdout.str(), re.M)
     again = pair.runpytest("-p", "cacheprovider", "--lf", *command.split()[3:], "-v")
     again.assert_outcomes(failed=1)

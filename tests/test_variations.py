@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Iterable
 from functools import cache
 
 import pytest
@@ -66,7 +67,9 @@ def two_subagents() -> SessionScenario:
 
 def case(scenario: SessionScenario, variant: str) -> SessionScenario:
     found = [c for c in session_cases(scenario) if c.variant == variant]
-    assert found, f"no case {variant} of {scenario.id}: {[c.variant for c in session_cases(scenario)]}"
+    assert found, (
+        f"no case {variant} of {scenario.id}: {[c.variant for c in session_cases(scenario)]}"
+    )
     return found[0]
 
 
@@ -78,7 +81,7 @@ def library() -> tuple[SessionScenario, ...]:
 # -- what each variation reworks ------------------------------------------------------------------
 
 
-def texts(trace, message_key):
+def texts(trace: Iterable[ev.SessionEvent], message_key: tuple[str, str]) -> list[str]:
     return [
         e.text
         for e in trace
@@ -123,7 +126,7 @@ def test_reordered_lifecycle_keeps_each_calls_own_order():
     swapped = case(scenario, "reordered-lifecycle")
     assert list(swapped.trace) != list(scenario.trace)
 
-    def lifecycle(trace, call_id):
+    def lifecycle(trace: Iterable[ev.SessionEvent], call_id: str) -> list[str]:
         return [
             e.kind
             for e in trace
@@ -141,9 +144,11 @@ def test_resumed_inserts_the_live_history_where_the_session_is_at_rest():
     at = [i for i, e in enumerate(events) if isinstance(e, ev.Resume)]
     assert at, "no resume inserted"
     for i in at:
+        resume = events[i]
+        assert isinstance(resume, ev.Resume)
         assert isinstance(events[i - 1], (ev.InteractionEnd, ev.UserTurnStart, ev.Checkpoint))
-        assert events[i].history == history_from_events(events[:i], events[i].session_id)
-        assert events[i].history  # a session with nothing stored is not resumed
+        assert resume.history == history_from_events(events[:i], resume.session_id)
+        assert resume.history  # a session with nothing stored is not resumed
 
 
 def test_every_event_observes_after_every_event_and_keeps_the_trace():
@@ -156,7 +161,9 @@ def test_every_event_observes_after_every_event_and_keeps_the_trace():
 def test_a_variation_that_cannot_apply_says_why_and_makes_no_case():
     scenario = parse_session(
         TWO_SUBAGENTS.replace("  - subsession_start: {session: two, parent: main}\n", "")
-        .replace("  - message: {session: two, id: two-m1, text: \"Second agent here.\", chunks: 2}\n", "")
+        .replace(
+            '  - message: {session: two, id: two-m1, text: "Second agent here.", chunks: 2}\n', ""
+        )
         .replace("  - subsession_end: {session: two}\n", ""),
         "one-subagent.yaml",
     )
@@ -194,7 +201,9 @@ def test_a_bug_only_ids_reused_across_sessions_show_is_caught():
     scenarios = [s for s in library() if s.layer == "session"]
     plain = [replay(s, mutant) for s in scenarios]
     assert all(r.status == "pass" for r in plain)
-    varied = [replay(c, mutant) for s in scenarios for c in select_session_cases(s, ("reused-ids",))]
+    varied = [
+        replay(c, mutant) for s in scenarios for c in select_session_cases(s, ("reused-ids",))
+    ]
     assert any(r.status == "fail" for r in varied)
 
 
@@ -240,22 +249,22 @@ def test_selection_all_none_and_one_case():
 
 def test_cases_to_run_says_an_unknown_variation_in_its_own_words():
     with pytest.raises(UsageError, match="--variations: no variation 'shuffled'"):
-        cases_to_run([two_subagents()], resolve_adapter("session-reference"), variations=("shuffled",))
+        cases_to_run(
+            [two_subagents()], resolve_adapter("session-reference"), variations=("shuffled",)
+        )
 
 
 def test_the_reproduce_command_runs_exactly_the_failed_case(capsys):
     mutant = "session-mutant-message-start-reuses-known-id"
     scenario = next(s for s in library() if s.id == "subsession-messages-interleaved")
     failed = next(
-        r
-        for r in (replay(c, mutant) for c in session_cases(scenario))
-        if r.status == "fail"
+        r for r in (replay(c, mutant) for c in session_cases(scenario)) if r.status == "fail"
     )
     assert failed.scenario.added
     command, pytest_command = reproduce_commands(failed, mutant, pytest=True)
     assert f"--variations={','.join(failed.scenario.added)}" in command
     assert f"--harness-variations={','.join(failed.scenario.added)}" in pytest_command
-    arguments = shlex.split(command)[3:] + ["--format", "json"]
+    arguments = [*shlex.split(command)[3:], "--format", "json"]
     assert harness_main(arguments) == 1
     results = json.loads(capsys.readouterr().out)["results"]
     assert [(r["scenario"], r.get("case")) for r in results] == [

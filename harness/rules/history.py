@@ -82,8 +82,9 @@ class HistoryFacts:
 
     def subsession_texts(self, session_id: str) -> dict[str, int]:
         """The whole text, so far, of every begun message of the session's sub-sessions (nested
-        too), each with the event that completed that text: the delta a store copying the
-        message would have written it at (the earliest, if two messages read the same)."""
+        too), each with the event that started that message (the earliest, if two messages read
+        the same): one place for the leak whichever point sees it, so that seeing the message
+        part-streamed and whole is one root cause, not one per delta."""
         if session_id not in self._texts:
             ledger = self.ledger
             descendants = {s for s in ledger.parent if ledger.is_descendant(s, session_id)}
@@ -91,10 +92,10 @@ class HistoryFacts:
             for message, pieces in ledger.text.items():
                 if message[0] not in descendants:
                     continue
-                upto = [index for index, _ in pieces if index <= self.c]
-                if upto:
+                if any(index <= self.c for index, _ in pieces):
                     text = ledger.text_at(message, self.c) or ""
-                    texts[text] = min(upto[-1], texts.get(text, upto[-1]))
+                    start = ledger.messages[message].index
+                    texts[text] = min(start, texts.get(text, start))
             self._texts[session_id] = texts
         return self._texts[session_id]
 

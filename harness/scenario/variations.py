@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from harness.model import session as ev
 from harness.model.history import HistoryMessage, ToolResultBlock, ToolUseBlock
 from harness.model.projection import history_from_events
+from harness.model.trace import Trace
 from harness.scenario.types import SessionScenario
 
 #: which cases to run: every one, only the scenarios as written, or the one case of these
@@ -108,9 +109,7 @@ def _reused_ids(
         if isinstance(event, (ev.MessageStart, ev.MessageDelta, ev.MessageEnd, ev.UserMessage)):
             event = dataclasses.replace(event, message_id=message_id(session, event.message_id))
         elif isinstance(event, (ev.ToolSelect, ev.ToolExecuting, ev.ToolCompleted)):
-            renamed = tuple(
-                dataclasses.replace(c, id=call_id(session, c.id)) for c in event.calls
-            )
+            renamed = tuple(dataclasses.replace(c, id=call_id(session, c.id)) for c in event.calls)
             if isinstance(event, ev.ToolCompleted):
                 results = tuple(
                     dataclasses.replace(r, tool_call_id=call_id(session, r.tool_call_id))
@@ -258,9 +257,7 @@ def _interleaved(
     after the first ends) run at once instead: their events alternate, one by one, each
     sub-session's own events (and its nested ones') keeping their order."""
     if scenario.unlabelled_subsessions:
-        return (
-            "its sub-sessions are unlabelled: interleaved, their events could not be told apart"
-        )
+        return "its sub-sessions are unlabelled: interleaved, their events could not be told apart"
     parent: dict[str, str | None] = {}
     blocks: list[tuple[int, int, str]] = []  # (start, end inclusive, session) of each sub-session
     opened: dict[str, int] = {}
@@ -485,9 +482,7 @@ def _session_cases(scenario: SessionScenario) -> tuple[SessionScenario, ...]:
         return ()
     events = tuple(scenario.trace)
     identity = tuple(range(len(events)))
-    seen: list[tuple[tuple[ev.SessionEvent, ...], bool]] = [
-        (events, scenario.observe_every_event)
-    ]
+    seen: list[tuple[tuple[ev.SessionEvent, ...], bool]] = [(events, scenario.observe_every_event)]
     singles: dict[str, Reworked] = {}
     out: list[SessionScenario] = []
     for name, variation in VARIATIONS.items():
@@ -502,11 +497,11 @@ def _session_cases(scenario: SessionScenario) -> tuple[SessionScenario, ...]:
         ca, cb = singles[a].changed, singles[b].changed
         if ca >= everything or cb >= everything or not ca & cb:
             continue
-        done = _compose(scenario, singles[a], VARIATIONS[b])
-        if done is None or (done.events, _observes(scenario, done)) in seen:
+        paired = _compose(scenario, singles[a], VARIATIONS[b])
+        if paired is None or (paired.events, _observes(scenario, paired)) in seen:
             continue
-        seen.append((done.events, _observes(scenario, done)))
-        out.append(_case(scenario, (a, b), done))
+        seen.append((paired.events, _observes(scenario, paired)))
+        out.append(_case(scenario, (a, b), paired))
     return tuple(out)
 
 
@@ -524,7 +519,10 @@ def _compose(scenario: SessionScenario, first: Reworked, then: Variation) -> Rew
     if isinstance(done, str):
         return None
     return Reworked(
-        done.events, done.origins, first.changed | done.changed, first.every_event or done.every_event
+        done.events,
+        done.origins,
+        first.changed | done.changed,
+        first.every_event or done.every_event,
     )
 
 
@@ -533,7 +531,7 @@ def _case(scenario: SessionScenario, names: Sequence[str], done: Reworked) -> Se
 
     return dataclasses.replace(
         scenario,
-        trace=done.events,
+        trace=Trace(done.events),
         expectations=(),
         observe_every_event=_observes(scenario, done),
         _delivered=unlabelled_delivery(done.events) if scenario.unlabelled_subsessions else None,
@@ -559,9 +557,7 @@ def select_session_cases(
     )
 
 
-def _one_case(
-    scenario: SessionScenario, names: tuple[str, ...]
-) -> tuple[SessionScenario, ...]:
+def _one_case(scenario: SessionScenario, names: tuple[str, ...]) -> tuple[SessionScenario, ...]:
     """A combination the cross product leaves out (not a sensible pair, or more than two),
     asked for by name: made when every variation in it changes the trace."""
     if len(scenario.trace) > MAX_EVENTS:

@@ -205,6 +205,7 @@ def pytest_configure(config: pytest.Config) -> None:
     ):
         _check_adapters(config)
     if not helping:
+        _variation_selection(config)  # a variation not known: a usage error now, as above
         config.stash[_BASELINE] = _read_baseline(config)
         config.stash[_SKIPS] = _read_skips(config)
 

@@ -18,10 +18,11 @@ from textwrap import dedent
 import hypothesis  # noqa: F401
 import pytest
 
+from harness.adapters.registry import resolve_adapter
 from harness.cli import main as harness_main
 from harness.library import library_path
 from harness.model import session as ev
-from harness.replay import replay
+from harness.replay import cases_to_run, replay
 from harness.scenario import Scenario, load_scenario
 from tests.projects_for_tests import outside_xdist, rule_table
 from tests.scenarios_for_tests import as_session, load_every
@@ -97,23 +98,30 @@ def test_the_whole_library_through_the_plugin_under_xdist_gives_what_replay_give
     session = [s for s in library if s.layer == "session"]
     # library scenarios of other layers: left out for these session-only adapters
     others = len(library) - len(session)
+    # every session scenario with its variations, one item each
+    cases = cases_to_run(session, resolve_adapter("session-reference"))
+    assert len(cases) > len(session)
     results = {
-        adapter: [replay(s, adapter) for s in library] for adapter in ("session-reference", MUTANT)
+        adapter: [replay(c, adapter) for c in cases] for adapter in ("session-reference", MUTANT)
     }
-    failing = {r.scenario.id for r in results[MUTANT] if r.status == "fail"}
+    failing = {
+        f"{r.scenario.id}[{MUTANT}]{r.scenario.case_id[len(r.scenario.id) :]}"
+        for r in results[MUTANT]
+        if r.status == "fail"
+    }
     assert failing and not [r for r in results["session-reference"] if r.status == "fail"]
     result = project.runpytest_subprocess(
         "--harness-adapter=myadapters:good", f"--harness-adapter={MUTANT}", "-n", "2"
     )
-    result.assert_outcomes(passed=2 * len(session) - len(failing), failed=len(failing))
+    result.assert_outcomes(passed=2 * len(cases) - len(failing), failed=len(failing))
     for adapter in ("myadapters:good", MUTANT):
         result.stdout.fnmatch_lines(
             [
                 f"{others} scenarios of the history and driver layers left out: {adapter} implements session"
             ]
         )
-    failed = re.findall(r"FAILED \S+::(\S+)\[(\S+)\]", result.stdout.str())
-    assert sorted(failed) == sorted((id, MUTANT) for id in failing)
+    failed = re.findall(r"^FAILED \S+::(\S+)", result.stdout.str(), re.M)
+    assert sorted(failed) == sorted(failing)
     expected: Counter[tuple[str, str]] = Counter()
     for replayed in results.values():
         for r in replayed:

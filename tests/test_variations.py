@@ -6,6 +6,7 @@ and reproduced alone."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterable
 from functools import cache
@@ -27,6 +28,7 @@ from harness.scenario.variations import (
     session_cases,
     why_not,
 )
+from tests.projects_for_tests import outside_xdist
 from tests.scenarios_for_tests import LIBRARY, load_every, parse_session
 
 SESSION_REFERENCES = [
@@ -283,3 +285,58 @@ def test_every_variation_is_named_in_the_docs():
     docs = (LIBRARY.parent / "docs" / "SCENARIOS.md").read_text(encoding="utf-8")
     missing = [name for name in VARIATIONS if f"`{name}`" not in docs]
     assert missing == []
+
+
+# -- the plugin ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def varied_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """A project whose one scenario is TWO_SUBAGENTS, the built-in library off."""
+    outside_xdist(monkeypatch)
+    (pytester.mkdir("scenarios") / "two-subagents.yaml").write_text(TWO_SUBAGENTS)
+    pytester.makepyprojecttoml(PROJECT_INI)
+    return pytester
+
+
+PROJECT_INI = (
+    '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+    'harness_adapter = "session-reference"\nasyncio_default_fixture_loop_scope = "function"\n'
+)
+
+
+def collected(project: pytest.Pytester, *args: str) -> list[str]:
+    result = project.runpytest("-p", "no:cacheprovider", "--collect-only", "-q", *args)
+    return [line.split("::", 1)[1] for line in result.outlines if "::" in line]
+
+
+def test_the_plugin_makes_an_item_per_case_and_selects_them_by_option_or_ini(varied_project):
+    every = [c.case_id for c in session_cases(two_subagents())]
+    assert collected(varied_project) == every
+    assert collected(varied_project, "--harness-variations=none") == ["two-subagents"]
+    assert collected(varied_project, "--harness-variations=interleaved,reused-ids") == [
+        "two-subagents[reused-ids+interleaved]"
+    ]
+    varied_project.makepyprojecttoml(PROJECT_INI + 'harness_variations = "split-deltas"\n')
+    assert collected(varied_project) == ["two-subagents[split-deltas]"]
+    # the command line wins over the ini
+    assert collected(varied_project, "--harness-variations=all") == every
+
+
+def test_the_plugin_says_an_unknown_variation_in_its_own_words(varied_project):
+    result = varied_project.runpytest("-p", "no:cacheprovider", "--harness-variations=shuffled")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*--harness-variations: no variation 'shuffled'*"])
+
+
+def test_a_failing_case_is_reproduced_alone_through_the_plugin(varied_project):
+    mutant = "session-mutant-message-start-reuses-known-id"
+    scenario = LIBRARY / "session" / "subsession-messages-interleaved.yaml"
+    (varied_project.path / "scenarios" / scenario.name).write_text(scenario.read_text())
+    result = varied_project.runpytest("-p", "no:cacheprovider", f"--harness-adapter={mutant}")
+    failed = re.findall(r"^FAILED \S+::(\S+)", result.stdout.str(), re.M)
+    assert failed and all("reused-ids" in name for name in failed)
+    commands = set(re.findall(r"^  (python -m pytest .*)$", result.stdout.str(), re.M))
+    command = sorted(commands)[0]
+    again = varied_project.runpytest("-p", "no:cacheprovider", *shlex.split(command)[3:])
+    again.assert_outcomes(failed=1)

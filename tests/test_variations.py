@@ -340,3 +340,15 @@ def test_a_failing_case_is_reproduced_alone_through_the_plugin(varied_project):
     command = sorted(commands)[0]
     again = varied_project.runpytest("-p", "no:cacheprovider", *shlex.split(command)[3:])
     again.assert_outcomes(failed=1)
+
+
+@pytest.mark.slow
+def test_the_js_session_consumer_passes_every_variation_case(capsys):
+    """The example consumer in another language (protocol 1), over the whole session library
+    with every variation, as `harness run` runs it by default."""
+    consumer = LIBRARY.parent / "examples" / "js" / "session-consumer.mjs"
+    adapter = "exec:" + shlex.join(["node", str(consumer)])
+    code = harness_main(["run", str(LIBRARY / "session"), "--adapter", adapter, "--format", "json"])
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert [f"{r['scenario']}[{r.get('case', '')}]" for r in results if r["status"] != "pass"] == []
+    assert code == 0 and len(results) > 4 * len({r["scenario"] for r in results})

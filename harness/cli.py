@@ -24,7 +24,10 @@ from harness._errors import HarnessError, Problem, ScenarioError, UsageError
 from harness._files import output_file, output_folder, write_output
 from harness._progress import TerminalProgress
 from harness.scenario import LAYERS, Scenario
+from harness.scenario.variations import VARIATIONS
 from harness.wire import WireError
+
+VARIATION_NAMES = tuple(VARIATIONS)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: as pytest's "no tests ran": a run that checked nothing is not a pass
@@ -161,6 +164,19 @@ def _quirk_selection(text: str) -> str | tuple[str, ...]:
     return quirks
 
 
+def _variation_selection(text: str) -> str | tuple[str, ...]:
+    if text in ("all", "none"):
+        return text
+    names = tuple(v.strip() for v in text.split(","))
+    unknown = [v for v in names if v not in VARIATION_NAMES]
+    if not all(names) or unknown:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give all, none or variation names joined by commas "
+            f"({', '.join(VARIATION_NAMES)})"
+        )
+    return names
+
+
 # -- the commands, in the order harness --help lists them: each one's arguments, then it ----------
 
 
@@ -205,6 +221,16 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="all|none|Q[,Q]",
         help="driver scenarios: every case of the quirk cross product (all, the default), only "
         "the scenarios as written (none), or the one case adding these quirks",
+    )
+    parser.add_argument(
+        "--variations",
+        default="all",
+        type=_variation_selection,
+        metavar="all|none|V[,V]",
+        help="session and history scenarios: every case of the variations (all, the default), "
+        "only the scenarios as written (none), or the one case of these variations ("
+        + ", ".join(VARIATION_NAMES)
+        + ")",
     )
     parser.add_argument(
         "--first-party",
@@ -272,6 +298,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         scenarios,
         adapter,
         quirks=args.quirks,
+        variations=args.variations,
         layers=args.layer,
         where=", ".join(args.paths),
         first_party=args.first_party,

@@ -96,6 +96,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "scenarios as written (none), or the one case adding these quirks",
     )
     group.addoption(
+        "--harness-variations",
+        default=None,
+        metavar="all|none|V[,V]",
+        help="session and history scenarios: every case of the variations (all, the default), "
+        "only the scenarios as written (none), or the one case of these variations "
+        "(default: the ini's harness_variations)",
+    )
+    group.addoption(
         "--harness-explore",
         action="store_true",
         default=False,
@@ -157,6 +165,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
     )
+    parser.addini(
+        "harness_variations",
+        "session and history scenarios: all (every case of the variations), none (as written) "
+        "or variation names joined by commas",
+        default="all",
+    )
     parser.addini("harness_baseline", "a baseline file of known root causes", default="")
     parser.addini(
         "harness_skip",
@@ -198,6 +212,7 @@ def pytest_configure(config: pytest.Config) -> None:
     ):
         _check_adapters(config)
     if not helping:
+        _variation_selection(config)  # a variation not known: a usage error now, as above
         config.stash[_BASELINE] = _read_baseline(config)
         config.stash[_SKIPS] = _read_skips(config)
 
@@ -539,15 +554,40 @@ def _quirk_selection(config: pytest.Config) -> str | tuple[str, ...]:
     return text if text in ("all", "none") else tuple(q.strip() for q in text.split(","))
 
 
+def _variation_selection(config: pytest.Config) -> str | tuple[str, ...]:
+    """``--harness-variations``, else the ini's ``harness_variations``; an unknown name is a
+    usage error naming the variations."""
+    from harness.scenario.variations import check_variations
+
+    given = config.getoption("harness_variations")
+    text = str(given if given is not None else config.getini("harness_variations")).strip()
+    if text in ("all", "none"):
+        return text
+    names = tuple(v.strip() for v in text.split(","))
+    try:
+        check_variations(names)
+    except ValueError as exc:
+        where = "--harness-variations" if given is not None else "harness_variations"
+        raise pytest.UsageError(f"{where}: {exc}") from None
+    return names
+
+
 def _cases(scenario: Scenario, adapter: str | None, config: pytest.Config) -> list[Scenario]:
-    """The cases of ``scenario`` for the adapter named ``adapter`` (the quirk cross product in
-    its dialect). An adapter the ``harness_adapter`` fixture gives is not known while collecting:
-    the scenario is then one item that runs every case (``_replay_scenario``)."""
+    """The cases of ``scenario`` for the adapter named ``adapter``: a session or history
+    scenario's variations, a driver scenario's quirk cross product in the adapter's dialect. An
+    adapter the ``harness_adapter`` fixture gives is not known while collecting: the scenario is
+    then one item that runs every case (``_replay_scenario``), as the adapter may not even
+    implement its layer."""
     from harness.adapters.registry import resolve_adapter
     from harness.replay.cases import cases_for
-    from harness.scenario import DriverScenario
+    from harness.scenario import DriverScenario, SessionScenario
+    from harness.scenario.variations import select_session_cases
 
-    if adapter is None or not isinstance(scenario, DriverScenario):
+    if adapter is None:
+        return [scenario]
+    if isinstance(scenario, SessionScenario):
+        return list(select_session_cases(scenario, _variation_selection(config)))
+    if not isinstance(scenario, DriverScenario):
         return [scenario]
     try:
         info = resolve_adapter(adapter)
@@ -638,13 +678,16 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     config = request.config
     timeout = config.stash[_TIMEOUT]
     cases = [scenario]
-    if not item.stash[_EXPANDED] and isinstance(scenario, DriverScenario):
+    if not item.stash[_EXPANDED]:
         # the fixture's adapter: its dialect is known only now, so this item runs every case
-        cases = cases_for([scenario], adapter, _quirk_selection(config))
+        cases = cases_for(
+            [scenario], adapter, _quirk_selection(config), variations=_variation_selection(config)
+        )
         cases = [case for case in cases if _case_selected(case, config)]
         if not cases:
             pytest.skip(
-                "no case of the scenario is selected (--harness-tag, --harness-first-party)"
+                "no case of the scenario is selected (--harness-variations, --harness-tag, "
+                "--harness-first-party)"
             )
     unchecked = [s.rule for s in _skips_for(config, scenario) if s.rule]
     results = list(run_cases(cases, adapter, timeout=timeout, skip_rules=unchecked))
@@ -666,7 +709,8 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
             for r in broken
         ]
         if len(results) > 1:
-            texts.insert(0, f"{len(broken)} of the scenario's {len(results)} quirk cases failed")
+            kind = "quirk" if isinstance(scenario, DriverScenario) else "variation"
+            texts.insert(0, f"{len(broken)} of the scenario's {len(results)} {kind} cases failed")
         text = "\n\n".join(texts)
         baseline = config.stash.get(_BASELINE, None)
         if baseline is not None:

@@ -12,7 +12,9 @@ import pytest
 
 from harness.adapters.registry import BUNDLED
 from harness.cli import main
+from harness.scenario.variations import session_cases
 from tests.heap import frozen
+from tests.scenarios_for_tests import load_session
 
 ROOT = Path(__file__).resolve().parents[1]
 BASIC = str(ROOT / "scenarios" / "session" / "backward-attachment-basic.yaml")
@@ -28,12 +30,25 @@ def test_run_passes_with_exit_0(capsys):
     code, out, _ = run_cli(capsys, "run", BASIC, "--adapter", "session-reference")
     assert code == 0
     assert out.splitlines()[0].startswith("PASS  backward-attachment-basic  [session-reference]")
-    assert out.splitlines()[-1] == "1 scenarios: 1 passed, 0 failed, 0 errors, 0 skipped"
+    n = len(session_cases(load_session(BASIC)))  # the scenario and its variations
+    assert n > 1
+    assert (
+        out.splitlines()[-1]
+        == f"{n} cases of 1 scenarios: {n} passed, 0 failed, 0 errors, 0 skipped"
+    )
 
 
 def test_run_json_document_for_a_violation(capsys):
     code, out, _ = run_cli(
-        capsys, "run", BASIC, "--adapter", "session-mutant-no-message-updated", "--format", "json"
+        capsys,
+        "run",
+        BASIC,
+        "--adapter",
+        "session-mutant-no-message-updated",
+        "--format",
+        "json",
+        "--variations",
+        "none",
     )
     assert code == 1
     document = json.loads(out)

@@ -179,7 +179,9 @@ def test_table_names_one_layer_left_out(capsys: pytest.CaptureFixture[str]) -> N
 def test_table_has_no_left_out_line_when_every_layer_applies(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run_cli(capsys, "run", BASIC, "--adapter", "session-reference")
+    code, out, _ = run_cli(
+        capsys, "run", BASIC, "--adapter", "session-reference", "--variations", "none"
+    )
     assert code == 0
     assert out.splitlines() == [
         "PASS  backward-attachment-basic  [session-reference]",

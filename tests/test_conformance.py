@@ -50,6 +50,8 @@ CAUGHT_BY = {
     "session-mutant-messages-keyed-globally": {"subsession-isolation"},
     "session-mutant-user-message-clears-all": {"notification-lifecycle", "backward-attachment"},
     "session-mutant-resume-keeps-notifications": {"notification-lifecycle"},
+    # shows only under a variation: ids reused across sessions (no scenario as written has them)
+    "session-mutant-message-start-reuses-known-id": {"subsession-isolation"},
     "history-mutant-subagent-into-parent": {"parent-isolation"},
     "history-mutant-no-orphan-guard": {"reverse-pairing"},
     "history-mutant-repair-inserts-message": {"repair-merges"},

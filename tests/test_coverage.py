@@ -9,7 +9,7 @@ from harness.adapters.registry import BUNDLED
 from harness.cli import main
 from harness.coverage import MUTANT_AIM, RULE_AIM, measure
 from harness.demo import run_matrix
-from harness.replay import replay
+from harness.replay import cases_to_run, replay
 from harness.scenario import load_all
 from tests.scenarios_for_tests import LIBRARY
 
@@ -23,7 +23,7 @@ def test_counts_agree_with_replaying_each_mutant() -> None:
     exercised: dict[str, set[str]] = {}
     for mutant in mutants:
         caught = set()
-        for scenario in HISTORY:
+        for scenario in cases_to_run(HISTORY, mutant):  # each with its variations
             result = replay(scenario, mutant)
             if result.status == "fail":
                 caught.add(scenario.id)
@@ -48,5 +48,7 @@ def test_the_command_prints_the_three_tables_and_what_is_thin(
     out = capsys.readouterr().out
     assert out.startswith("rule ")
     assert "\nmutant " in out and "\nquirk (dialect) " in out
+    assert "\nvariation (layer) " in out and "\ninterleaved (history) " in out
+    assert "    not in 2: its sub-sessions are unlabelled" in out
     assert f"rules exercised by fewer than {RULE_AIM} scenarios: " in out
     assert f"mutants caught by fewer than {MUTANT_AIM} scenarios: " in out

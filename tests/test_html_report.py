@@ -37,7 +37,7 @@ DRIVER = ("driver-mutant-anthropic-batches-calls", "driver/parallel-calls.yaml")
 @cache
 def _results(adapter: str, path: str) -> tuple[ScenarioResult, ...]:
     info = resolve_adapter(adapter)
-    cases = cases_for([load_scenario(LIBRARY / path)], info, "none")
+    cases = cases_for([load_scenario(LIBRARY / path)], info, "none", variations="none")
     return tuple(replay(case, info) for case in cases)
 
 
@@ -190,6 +190,7 @@ def test_the_plugin_writes_the_report(pytester):
         f"--harness-adapter={SESSION[0]}",
         "--harness-scenario=same-id-parent-and-subsession",
         "--harness-scenario=tool-first-turn",
+        "--harness-variations=none",
         "--harness-html=report.html",
     )
     result.assert_outcomes(failed=1, passed=1)

@@ -18,11 +18,13 @@ from textwrap import dedent
 import hypothesis  # noqa: F401
 import pytest
 
+from harness.adapters.registry import resolve_adapter
 from harness.cli import main as harness_main
 from harness.library import library_path
 from harness.model import session as ev
-from harness.replay import replay
-from harness.scenario import Scenario, load_scenario
+from harness.replay import cases_to_run, replay
+from harness.scenario import Scenario, SessionScenario, load_scenario
+from harness.scenario.variations import session_cases
 from tests.projects_for_tests import outside_xdist, rule_table
 from tests.scenarios_for_tests import as_session, load_every
 
@@ -34,9 +36,11 @@ PAIR = [
     load_scenario(library_path() / "driver" / "text-before-tool-call.yaml"),
 ]
 SESSION_ONE = as_session(PAIR[0])
-#: the project's configuration for PAIR: its copies, and not the built-in library
+#: the project's configuration for PAIR: its copies, and not the built-in library; each
+#: scenario as written, one item each (the variations have tests of their own)
 PAIR_INI = (
     '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+    'harness_variations = "none"\n'
 )
 
 
@@ -95,23 +99,30 @@ def test_the_whole_library_through_the_plugin_under_xdist_gives_what_replay_give
     session = [s for s in library if s.layer == "session"]
     # library scenarios of other layers: left out for these session-only adapters
     others = len(library) - len(session)
+    # every session scenario with its variations, one item each
+    cases = cases_to_run(session, resolve_adapter("session-reference"))
+    assert len(cases) > len(session)
     results = {
-        adapter: [replay(s, adapter) for s in library] for adapter in ("session-reference", MUTANT)
+        adapter: [replay(c, adapter) for c in cases] for adapter in ("session-reference", MUTANT)
     }
-    failing = {r.scenario.id for r in results[MUTANT] if r.status == "fail"}
+    failing = {
+        f"{r.scenario.id}[{MUTANT}]{r.scenario.case_id[len(r.scenario.id) :]}"
+        for r in results[MUTANT]
+        if r.status == "fail"
+    }
     assert failing and not [r for r in results["session-reference"] if r.status == "fail"]
     result = project.runpytest_subprocess(
         "--harness-adapter=myadapters:good", f"--harness-adapter={MUTANT}", "-n", "2"
     )
-    result.assert_outcomes(passed=2 * len(session) - len(failing), failed=len(failing))
+    result.assert_outcomes(passed=2 * len(cases) - len(failing), failed=len(failing))
     for adapter in ("myadapters:good", MUTANT):
         result.stdout.fnmatch_lines(
             [
                 f"{others} scenarios of the history and driver layers left out: {adapter} implements session"
             ]
         )
-    failed = re.findall(r"FAILED \S+::(\S+)\[(\S+)\]", result.stdout.str())
-    assert sorted(failed) == sorted((id, MUTANT) for id in failing)
+    failed = re.findall(r"^FAILED \S+::(\S+)", result.stdout.str(), re.M)
+    assert sorted(failed) == sorted(failing)
     expected: Counter[tuple[str, str]] = Counter()
     for replayed in results.values():
         for r in replayed:
@@ -146,8 +157,13 @@ def test_command_line_adapter(pair):
 def test_ini_adapter_brings_in_the_library(project):
     project.makepyprojecttoml('[tool.pytest.ini_options]\nharness_adapter = "myadapters:good"\n')
     result = project.runpytest("-k", SESSION_ONE.id)
-    session = [s for s in builtin_library() if s.layer == "session"]
-    result.assert_outcomes(passed=1, deselected=len(session) - 1)
+    session = [
+        s for s in builtin_library() if isinstance(s, SessionScenario) and s.layer == "session"
+    ]
+    # each scenario with its variations, one item each
+    items = sum(len(session_cases(s)) for s in session)
+    mine = len(session_cases(SESSION_ONE))
+    result.assert_outcomes(passed=mine, deselected=items - mine)
 
 
 def test_nothing_is_collected_without_an_adapter(project):
@@ -253,7 +269,9 @@ def test_the_pytest_command_for_a_configured_adapter_keeps_the_node_id_so_lf_fin
     first.assert_outcomes(failed=1)
     # once in the failure, and again in the short summary where it is not cut (CI=true)
     (command,) = set(re.findall(r"^  (python -m pytest .*)$", first.stdout.str(), re.M))
-    assert command == f"python -m pytest --harness-scenario={SESSION_ONE.id}"
+    assert (
+        command == f"python -m pytest --harness-scenario={SESSION_ONE.id} --harness-variations=none"
+    )
     failed = re.findall(r"^FAILED (\S+)", first.stdout.str(), re.M)
     again = pair.runpytest("-p", "cacheprovider", "--lf", *command.split()[3:], "-v")
     again.assert_outcomes(failed=1)
@@ -276,6 +294,7 @@ def test_a_failing_scenario_raises_a_conformance_failure_carrying_its_result(pro
     run = project.inline_run(
         f"--harness-adapter={MUTANT}",
         "--harness-scenario=backward-attachment-basic",
+        "--harness-variations=none",
         "-o",
         "asyncio_default_fixture_loop_scope=function",
         "-p",
@@ -324,8 +343,16 @@ def test_own_scenario_folder_and_its_errors(project):
     stopped.assert_outcomes(errors=1)
     stopped.stdout.fnmatch_lines(["*broken.yaml:7: error: unknown event type 'tool_explode'*"])
     result = project.runpytest("-v", "--continue-on-collection-errors")
-    result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*my_scenarios/mine.yaml::my-first-scenario*PASSED*"])
+    # a scenario of one's own runs under its variations too: as written, observed after every
+    # event, and with its one two-character delta split
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*my_scenarios/mine.yaml::my-first-scenario PASSED*",
+            "*my_scenarios/mine.yaml::my-first-scenario[[]every-event[]] PASSED*",
+            "*my_scenarios/mine.yaml::my-first-scenario[[]split-deltas[]] PASSED*",
+        ]
+    )
 
 
 def test_junitxml_names_the_scenarios(pair):

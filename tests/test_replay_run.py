@@ -11,6 +11,7 @@ from harness.codecs import dialects
 from harness.replay import cases_to_run, replay, run_cases
 from harness.scenario import Scenario
 from harness.scenario.cases import driver_cases
+from harness.scenario.variations import session_cases
 from tests.scenarios_for_tests import LIBRARY, library_driver, load_session
 
 CHAT_REFERENCE = resolve_adapter("driver-openai-chat-reference")
@@ -32,22 +33,32 @@ def test_layers_that_leave_no_scenario_are_a_usage_error_naming_each_layer_once(
 
 
 def test_layers_keep_only_their_scenarios_in_order() -> None:
-    cases = cases_to_run([TOOL_FIRST, PARALLEL, TOOL_FIRST], CHAT_REFERENCE, layers=["session"])
+    cases = cases_to_run(
+        [TOOL_FIRST, PARALLEL, TOOL_FIRST], CHAT_REFERENCE, layers=["session"], variations="none"
+    )
     assert cases == [TOOL_FIRST, TOOL_FIRST]
 
 
 def test_quirks_none_gives_the_scenarios_as_written() -> None:
     given: list[Scenario] = [PARALLEL, TOOL_FIRST, RECORDED]
-    assert cases_to_run(given, CHAT_REFERENCE, quirks="none") == given
+    assert cases_to_run(given, CHAT_REFERENCE, quirks="none", variations="none") == given
 
 
 def test_quirks_all_expands_each_driver_scenario_into_its_cases_in_the_adapters_dialect() -> None:
-    cases = cases_to_run([TOOL_FIRST, PARALLEL], CHAT_REFERENCE)
+    cases = cases_to_run([TOOL_FIRST, PARALLEL], CHAT_REFERENCE, variations="none")
     expected = driver_cases(PARALLEL, dialects()["openai-chat"])
     assert len(expected) > 2
     assert cases == [TOOL_FIRST, *expected]
     assert cases[1] is PARALLEL
     assert cases[2].case_id.startswith("parallel-calls[openai-chat+")
+
+
+def test_variations_all_expands_each_session_scenario_into_its_variation_cases() -> None:
+    cases = cases_to_run([TOOL_FIRST, PARALLEL], CHAT_REFERENCE, quirks="none")
+    varied = session_cases(TOOL_FIRST)
+    assert len(varied) > 2 and varied[0] is TOOL_FIRST
+    assert cases == [*varied, PARALLEL]
+    assert cases[1].case_id.startswith("tool-first-turn[")
 
 
 def test_one_named_case_leaves_out_the_scenarios_that_cannot_carry_it() -> None:

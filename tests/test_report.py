@@ -110,20 +110,20 @@ def test_reproduce_commands(session_failure, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = f"harness-library/session/{scenario_id}.yaml"
     assert reproduce_commands(session_failure, "exec:node my consumer.mjs", pytest=True) == [
-        f"python -m harness run {path} --adapter 'exec:node my consumer.mjs'",
+        f"python -m harness run {path} --adapter 'exec:node my consumer.mjs' --variations=none",
         f"python -m pytest --harness-adapter='exec:node my consumer.mjs' "
-        f"--harness-scenario={scenario_id}",
+        f"--harness-scenario={scenario_id} --harness-variations=none",
     ]
     assert reproduce_commands(session_failure, SESSION_MUTANT) == [
-        f"python -m harness run {path} --adapter {SESSION_MUTANT}"
+        f"python -m harness run {path} --adapter {SESSION_MUTANT} --variations=none"
     ]
     # an adapter the configuration gives is left to it: the node id stays as it was
     assert reproduce_commands(session_failure, SESSION_MUTANT, pytest=True, adapter_option=False)[
         1
-    ] == (f"python -m pytest --harness-scenario={scenario_id}")
+    ] == (f"python -m pytest --harness-scenario={scenario_id} --harness-variations=none")
     # an adapter given as an object: only pytest can run that case again
     assert reproduce_commands(session_failure, None, pytest=True) == [
-        f"python -m pytest --harness-scenario={scenario_id}"
+        f"python -m pytest --harness-scenario={scenario_id} --harness-variations=none"
     ]
     assert reproduce_commands(session_failure, None) == []
 

@@ -15,7 +15,7 @@ from harness.scenario import load_scenario
 from tests.scenarios_for_tests import parse_session
 
 # A store that copies a sub-agent's messages into its parent: the leaked text is the
-# sub-agent's message, written when its last delta arrived, long before the checkpoint.
+# sub-agent's message, started long before the checkpoint.
 SUB_AGENT_TEXT = dedent(
     """\
     id: leak
@@ -43,13 +43,15 @@ def test_a_sub_agent_text_leak_is_located_at_the_leaking_message():
     result = replay(scenario, "history-mutant-subagent-into-parent")
     leaks = [v for v in result.violations if "holds the text" in v.message]
     assert leaks, result.violations
-    deltas = [
+    starts = [
         i
         for i, event in enumerate(scenario.trace)
-        if type(event).__name__ == "MessageDelta" and event.session_id == "qa"
+        if type(event).__name__ == "MessageStart" and event.session_id == "qa"
     ]
-    # one violation, at the sub-agent's last delta (not at the checkpoint, nor once per checkpoint)
-    assert [v.event_index for v in leaks] == [deltas[-1]]
+    # one violation, at the sub-agent's message (not at the checkpoint, nor once per
+    # checkpoint, nor at each delta an observation saw it grow to)
+    assert [v.event_index for v in leaks] == starts
+    assert len(starts) == 1
     assert "'QA: all good.'" in leaks[0].message
 
 

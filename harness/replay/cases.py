@@ -12,8 +12,9 @@ from harness.adapters.registry import AdapterInfo, adapter_dialect, declared_req
 from harness.codecs import Codec, dialects
 from harness.model.driver import WireChunk
 from harness.replay.driver import DriverReplay, unasked_quirks
-from harness.scenario import DriverScenario, Scenario
+from harness.scenario import DriverScenario, Scenario, SessionScenario
 from harness.scenario.cases import ALL, NONE, Selection, driver_cases, select_cases
+from harness.scenario.variations import select_session_cases
 
 
 def cases_for(
@@ -21,16 +22,22 @@ def cases_for(
     adapter: AdapterInfo,
     selection: Selection = ALL,
     codecs: Mapping[str, Codec] | None = None,
+    variations: Selection = ALL,
 ) -> list[Scenario]:
-    """``scenarios`` with each driver scenario replaced by its cases in the adapter's dialect. A
+    """``scenarios`` with each driver scenario replaced by its cases in the adapter's dialect,
+    and each session or history scenario by its variations (``scenario.variations``). A
     driver scenario the dialect cannot carry, or any when the adapter names no known dialect,
     stays as written: its replay is then a skip that says why. ``selection``: ``"all"``,
-    ``"none"`` (the scenarios as written) or the quirks of the one case to run."""
+    ``"none"`` (the scenarios as written) or the quirks of the one case to run;
+    ``variations`` the same for session scenarios (an unknown one is a ``ValueError``)."""
     known = dialects() if codecs is None else codecs
     dialect = None
     unasked: frozenset[str] | None = None
     out: list[Scenario] = []
     for scenario in scenarios:
+        if isinstance(scenario, SessionScenario):
+            out.extend(select_session_cases(scenario, variations))
+            continue
         if not isinstance(scenario, DriverScenario):
             out.append(scenario)
             continue

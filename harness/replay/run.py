@@ -26,8 +26,9 @@ from harness.replay.session import SessionReplay
 from harness.results.attribution import attribute_causes
 from harness.rules.registry import rules_for
 from harness.scenario import DriverScenario, Scenario
-from harness.scenario.cases import ALL, Selection
+from harness.scenario.cases import ALL, NONE, Selection
 from harness.scenario.cases import first_party as is_first_party
+from harness.scenario.variations import check_variations
 
 #: Seconds one adapter call may take before the replay is abandoned as hung.
 DEFAULT_TIMEOUT = 10.0
@@ -164,29 +165,39 @@ def cases_to_run(
     layers: Sequence[str] = (),
     where: str = "the scenarios given",
     first_party: bool = False,
+    variations: Selection = ALL,
 ) -> list[Scenario]:
     """The cases to replay against ``adapter``: the scenarios of ``layers`` (of every layer when
     none is given), each driver scenario replaced by its cases in the adapter's dialect as
     ``quirks`` selects them (``"all"``, ``"none"``: the scenarios as written, or the quirks of
-    the one case to run; see ``replay.cases.cases_for``). ``first_party``: only the cases of
+    the one case to run; see ``replay.cases.cases_for``), and each session or history scenario
+    by its cases as ``variations`` selects them (the same words, with variation names). ``first_party``: only the cases of
     shapes first-party servers send (no case tagged ``gateway``: a scenario so tagged, or a quirk
     case adding a quirk only gateways send).
 
     A ``UsageError``, in the words of ``harness run`` (``where``: the paths the scenarios came
-    from), when ``layers`` leave no scenario, when the dialect has no quirk of that name, or when
-    no scenario can carry the one case ``quirks`` names.
+    from), when ``layers`` leave no scenario, when the dialect has no quirk of that name (or
+    there is no variation of that name), or when no scenario can carry the one case ``quirks``
+    (or ``variations``) names.
     """
     if layers:
         scenarios = [s for s in scenarios if s.layer in layers]
         if not scenarios:
             named = " or ".join(dict.fromkeys(layers))
             raise UsageError(f"no scenario of the {named} layer under {where}")
+    if variations not in (ALL, NONE):
+        try:
+            check_variations(variations)
+        except ValueError as exc:
+            raise UsageError(f"--variations: {exc}") from None
     try:
-        cases = cases_for(scenarios, adapter, quirks)
+        cases = cases_for(scenarios, adapter, quirks, variations=variations)
     except ValueError as exc:
         raise UsageError(f"--quirks: {exc}") from None
     if scenarios and not cases:
-        raise UsageError(f"no scenario under {where} can carry --quirks")
+        option = "--quirks" if any(isinstance(s, DriverScenario) for s in scenarios) else ""
+        option = option or "--variations"
+        raise UsageError(f"no scenario under {where} can carry {option}")
     if first_party:
         cases = [case for case in cases if is_first_party(case)]
         if not cases:

@@ -46,12 +46,14 @@ def reproduce_command(
 
 
 def _quirks_option(result: ScenarioResult, option: str) -> str:
-    """The option naming a quirk case's added quirks (e.g. `` --quirks no_index``): the case of
-    the cross product to run, since the scenario's own runs every case."""
+    """The option naming the case's added quirks (e.g. `` --quirks no_index``) or, for a session
+    scenario, its variations (`` --variations reused-ids``): the case to run, since the
+    scenario's own runs every case. ``option`` is the quirks' option; the variations' is the
+    same with ``variations`` for ``quirks``."""
     scenario = result.scenario
     if not isinstance(scenario, DriverScenario):
-        return ""
-    added = scenario.variant.split("+")[1:]
+        option = option.replace("quirks", "variations")
+    added = scenario.added
     return f" {option}={','.join(added) if added else 'none'}"
 
 
@@ -418,7 +420,8 @@ def _cause_lines(cause: Cause, known: bool) -> list[str]:
     if cause.violation is None:
         out.append(f"  {smallest.error}")
     else:
-        out.extend(render_violations(smallest, cause=(cause.rule, cause.event_index)))
+        root = cause.violation  # in the smallest case's own events (a variation's reworked trace)
+        out.extend(render_violations(smallest, cause=(root.rule, root.event_index)))
         out.extend(_diff_section(smallest))
     if len(cause.cases) > 1:
         out.append(f"  smallest case: {smallest.scenario.case_id}")
@@ -475,7 +478,11 @@ def adapter_layers_if_left_out(result: ScenarioResult) -> str | None:
 def left_out_line(results: Sequence[ScenarioResult]) -> str | None:
     """E.g. ``62 scenarios of the session and history layers left out: the adapter implements
     driver``; None when every scenario is of a layer the adapter implements."""
-    left_out = [(r, offered) for r in results if (offered := adapter_layers_if_left_out(r))]
+    left_out = [
+        (r, offered)
+        for r in results
+        if (offered := adapter_layers_if_left_out(r)) and not r.scenario.added  # as written
+    ]
     if not left_out:
         return None
     offered = left_out[0][1]

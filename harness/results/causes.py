@@ -36,9 +36,9 @@ def origin(result: ScenarioResult) -> Origin:
 
 
 def added_quirks(result: ScenarioResult) -> tuple[str, ...]:
-    """The quirks the case adds to its scenario as written (none for a scenario as written)."""
-    variant: str = getattr(result.scenario, "variant", "")
-    return tuple(q for q in variant.split("+")[1:] if q)
+    """The quirks (a driver case) or variations (a session case) the case adds to its scenario
+    as written (none for a scenario as written)."""
+    return result.scenario.added
 
 
 @dataclass(frozen=True)
@@ -133,8 +133,10 @@ def _case_causes(result: ScenarioResult) -> dict[str, tuple[str, int]]:
         return {Cause.key_of(scenario, ERROR, _error_key(result.error or "")): (ERROR, -1)}
     if result.status != "fail":
         return {}
+    # a variation reworks the trace: a violation is keyed by the scenario's event it came from
+    source = result.scenario.source_event
     return {
-        Cause.key_of(scenario, v.rule, v.event_index): (v.rule, v.event_index)
+        Cause.key_of(scenario, v.rule, source(v.event_index)): (v.rule, source(v.event_index))
         for v in result.root_causes
     }
 
@@ -164,7 +166,12 @@ def _cause(key: str, rule: str, event: int, cases: Sequence[ScenarioResult]) -> 
     ordered = tuple(sorted(cases, key=_size))
     smallest = ordered[0]
     violation = next(
-        (v for v in smallest.root_causes if v.rule == rule and v.event_index == event), None
+        (
+            v
+            for v in smallest.root_causes
+            if v.rule == rule and smallest.scenario.source_event(v.event_index) == event
+        ),
+        None,
     )
     return Cause(key, smallest.scenario.id, rule, event, ordered, violation)
 

@@ -82,8 +82,9 @@ class HistoryFacts:
 
     def subsession_texts(self, session_id: str) -> dict[str, int]:
         """The whole text, so far, of every begun message of the session's sub-sessions (nested
-        too), each with the event that completed that text: the delta a store copying the
-        message would have written it at (the earliest, if two messages read the same)."""
+        too), each with the event that started that message (the earliest, if two messages read
+        the same): one place for the leak whichever point sees it, so that seeing the message
+        part-streamed and whole is one root cause, not one per delta."""
         if session_id not in self._texts:
             ledger = self.ledger
             descendants = {s for s in ledger.parent if ledger.is_descendant(s, session_id)}
@@ -91,10 +92,10 @@ class HistoryFacts:
             for message, pieces in ledger.text.items():
                 if message[0] not in descendants:
                     continue
-                upto = [index for index, _ in pieces if index <= self.c]
-                if upto:
+                if any(index <= self.c for index, _ in pieces):
                     text = ledger.text_at(message, self.c) or ""
-                    texts[text] = min(upto[-1], texts.get(text, upto[-1]))
+                    start = ledger.messages[message].index
+                    texts[text] = min(start, texts.get(text, start))
             self._texts[session_id] = texts
         return self._texts[session_id]
 
@@ -366,6 +367,7 @@ def repair_merges(c: HistoryFacts) -> Iterator[Finding]:
 def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
     for session in c.sessions.values():
         foreign_texts = c.subsession_texts(session.session_id)
+        restored = _restored_ids(c, session.session_id)
         for i, message in enumerate(session.stored):
             for b, block in enumerate(message.blocks):
                 tool_id = (
@@ -377,7 +379,9 @@ def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
                 )
                 if tool_id is not None:
                     owners = c.ledger.sessions_using(tool_id, c.c)
-                    if owners and session.session_id not in owners:
+                    # ids are unique per session only: one the session's own restored
+                    # history holds is its own, whoever else uses it
+                    if owners and session.session_id not in owners and tool_id not in restored:
                         owner = sorted(owners)[0]
                         yield Finding(
                             c.last_change(owner, tool_id),
@@ -394,6 +398,20 @@ def parent_isolation(c: HistoryFacts) -> Iterator[Finding]:
                         f"in the trace that text is a message of its sub-session "
                         f"{getattr(c.trace[at], 'session_id', '?')!r} (event {at})",
                     )
+
+
+def _restored_ids(c: HistoryFacts, session_id: str) -> set[str]:
+    """The tool ids the histories the session was resumed from (by event ``c``) hold."""
+    ids: set[str] = set()
+    for at in c.ledger.resumes.get(session_id, ()):
+        if at <= c.c:
+            for message in getattr(c.trace[at], "history", ()):
+                for block in message.blocks:
+                    if isinstance(block, ToolUseBlock):
+                        ids.add(block.id)
+                    elif isinstance(block, ToolResultBlock):
+                        ids.add(block.tool_use_id)
+    return ids
 
 
 def _text(block: object) -> str:

@@ -721,6 +721,8 @@ def subsession_isolation(c: SessionFacts) -> Iterator[Finding]:
             for call in message.tool_calls:
                 if ledger.live_call((session_id, call.id), c.c) is not None:
                     continue
+                if session_id in ledger.sessions_using(call.id, c.c):
+                    continue  # its own call from before a resume: ids are unique per session only
                 for owner in sorted(ledger.sessions_using(call.id, c.c) - {session_id}):
                     record = ledger.calls[(owner, call.id)]
                     host = record.placement_at(c.c)[1]
@@ -735,6 +737,9 @@ def subsession_isolation(c: SessionFacts) -> Iterator[Finding]:
 
 def _foreign_message(c: SessionFacts, session_id: str, message: Message) -> Iterator[Finding]:
     message_id = message.message_id or ""
+    own = c.ledger.messages.get((session_id, message_id))
+    if own is not None and own.index <= c.c:
+        return  # its own message from before a resume: ids are unique per session only
     for owner in c.ledger.message_owners.get(message_id, ()):
         record = c.ledger.messages[(owner, message_id)]
         if owner != session_id and record.index <= c.c:

@@ -50,7 +50,7 @@ def read_session_scenario(r: StepReader, top: Fields, header: ScenarioHeader) ->
         expectations=expectations,
         unlabelled_subsessions=unlabelled,
         observe_every_event=every_event,
-        _delivered=trace.mapped(_unlabelled) if unlabelled else None,
+        _delivered=unlabelled_delivery(trace) if unlabelled else None,
     )
 
 
@@ -104,6 +104,13 @@ def _holds_content(event: ev.SessionEvent) -> bool:
 
 
 _BRACKETS = (ev.SubsessionStart, ev.SubsessionEnd)
+
+
+def unlabelled_delivery(trace: Trace | tuple[ev.SessionEvent, ...]) -> Trace:
+    """The trace as a channel that does not label sub-sessions delivers it."""
+    if isinstance(trace, Trace):
+        return trace.mapped(_unlabelled)
+    return Trace(map(_unlabelled, trace))
 
 
 def _unlabelled(event: ev.SessionEvent) -> ev.SessionEvent:

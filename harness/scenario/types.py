@@ -54,6 +54,17 @@ class ScenarioHeader:
         ``parallel-calls[openai-chat+no_index]``."""
         return self.id
 
+    @property
+    def added(self) -> tuple[str, ...]:
+        """What the case adds to the scenario as written: a driver case's quirks, a session
+        case's variations (none for the scenario as written)."""
+        return ()
+
+    def source_event(self, index: int) -> int:
+        """The event of the scenario as written that event ``index`` of this case came from (a
+        variation reworks a session trace; a root cause is keyed by this event)."""
+        return index
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class SessionScenario(ScenarioHeader):
@@ -71,6 +82,25 @@ class SessionScenario(ScenarioHeader):
     #: checkpoints: state that is wrong only mid-stream is seen (generated scenarios ask for it)
     observe_every_event: bool = False
     _delivered: Trace | None = None
+    #: for a case of the variations (``harness.scenario.variations``): the variations it
+    #: applies, joined by ``+``; empty for the scenario as written
+    variant: str = ""
+    #: for such a case, the event of the scenario as written each of its events came from
+    origins: tuple[int, ...] | None = None
+
+    @property
+    def case_id(self) -> str:
+        return f"{self.id}[{self.variant}]" if self.variant else self.id
+
+    @property
+    def added(self) -> tuple[str, ...]:
+        return tuple(self.variant.split("+")) if self.variant else ()
+
+    def source_event(self, index: int) -> int:
+        origins = self.origins
+        if origins is None or not 0 <= index < len(origins):
+            return index
+        return origins[index]
 
     def __post_init__(self) -> None:
         if not isinstance(self.trace, Trace):
@@ -136,6 +166,10 @@ class DriverScenario(ScenarioHeader):
     @property
     def case_id(self) -> str:
         return f"{self.id}[{self.variant}]" if self.variant else self.id
+
+    @property
+    def added(self) -> tuple[str, ...]:
+        return tuple(q for q in self.variant.split("+")[1:] if q)
 
     @property
     def events(self) -> tuple[dv.TurnEvent, ...]:

@@ -303,3 +303,24 @@ class DeltasToLatestMessage(_TracksLatestMessage):
             super().on_message_delta(event)
         else:
             self.latest.append(event.text)
+
+
+@mutant(
+    "message-start-reuses-known-id",
+    "A message start whose id is already known is taken as the same message sent again (one "
+    "table of messages for every session), so a sub-session's message with an id the parent "
+    "used is not started: its text is appended to the parent's message (message ids are unique "
+    "per session only).",
+)
+class MessageStartReusesKnownId(ReferenceSessionConsumer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_message_id: dict[str, _Message] = {}
+
+    def on_message_start(self, event: ev.MessageStart) -> None:
+        known = self.by_message_id.get(event.message_id)
+        if known is not None:
+            self.session(event).by_id[event.message_id] = known
+            return
+        super().on_message_start(event)
+        self.by_message_id[event.message_id] = self.session(event).by_id[event.message_id]

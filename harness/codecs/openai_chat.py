@@ -282,6 +282,12 @@ class OpenAIChatCodec:
             return "an empty argument fragment leaves no trace in Chat Completions"
         if "interleaved_fragments" in quirks and {"same_index", "no_index"} & set(quirks):
             return "interleaved fragments are told apart only by their calls' distinct indices"
+        held = {"whole_call_with_finish", "calls_in_one_chunk"} & set(quirks)
+        if held and any(isinstance(e, dv.StreamError) for e in turn):
+            return (
+                f"{' and '.join(sorted(held))} hold calls back for the chunk that ends the "
+                "message; a stream that fails has no such chunk to send them in"
+            )
         if _error_after_call(turn, frozenset(quirks)):
             return (
                 "Chat Completions tells that a call is complete only by what follows it (the "

@@ -164,8 +164,9 @@ _explain(
     """The body ends in the middle of a call's arguments. LangChain's partial JSON parser
     completes them, so the summed message holds a valid entry of tool_calls (a file write whose
     content stops mid-word) and invalid_tool_calls stays empty: the user runs a tool with a call
-    the model never finished. Reproduced with AIMessageChunk sums alone (docs/reproductions/langchain_cut_mid_arguments.py). Upstream:
-    langchain-ai/langchain#39275 (closed; the fixes were not merged).""",
+    the model never finished. Reproduced with AIMessageChunk sums alone
+    (docs/reproductions/langchain_cut_mid_arguments.py). Upstream: langchain-ai/langchain#39275
+    (closed; the fixes were not merged).""",
 )
 _explain(
     "pydantic-ai",
@@ -173,6 +174,7 @@ _explain(
     """A body that ends with neither a finish_reason nor [DONE] (a connection closed in the
     middle of a call's arguments) reads as a finished response: finish_reason 'stop', the
     partial call handed over at its PartEndEvent. Reproduced with pydantic-ai and an httpx
-    mock transport alone (docs/reproductions/pydantic_ai_cut_mid_arguments.py). Upstream: pydantic/pydantic-ai#6610 (closed: some servers send no
-    finish_reason on complete responses, so a missing one is taken as 'stop').""",
+    mock transport alone (docs/reproductions/pydantic_ai_cut_mid_arguments.py). Upstream:
+    pydantic/pydantic-ai#6610 (closed: some servers send no finish_reason on complete
+    responses, so a missing one is taken as 'stop').""",
 )

@@ -11,8 +11,8 @@ import contextlib
 import json
 import re
 import socket
-import sys
 import socketserver
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass

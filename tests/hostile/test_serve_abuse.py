@@ -4,6 +4,7 @@ burst of concurrent connections (a pytest-xdist run) is served whole."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -100,7 +101,8 @@ def test_serve_answers_malformed_requests_with_4xx_and_keeps_its_memory(
 ) -> None:
     port: int = served.port  # type: ignore[attr-defined]
     for extra in MALFORMED:
-        answer = outcome("serve abuse", lambda: _exchange(port, _head(extra, port)))
+        head = _head(extra, port)
+        answer = outcome("serve abuse", lambda: _exchange(port, head))  # noqa: B023
         assert 400 <= _status(answer) < 500, (extra, answer[:200])
     # a body past the limit, announced: 413 at once, the body not read
     huge = b"Content-Length: %d" % (100 * 1024 * 1024)
@@ -144,10 +146,8 @@ def test_serve_holds_200_concurrent_connections() -> None:
                 statuses.append(f"connect: {exc}")
                 return
             with sock:
-                try:
+                with contextlib.suppress(threading.BrokenBarrierError):
                     barrier.wait(timeout=30)
-                except threading.BrokenBarrierError:
-                    pass
                 try:
                     head = _head(b"Content-Length: 2\r\nConnection: close", stand.port)
                     sock.sendall(head + b"{}")

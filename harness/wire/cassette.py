@@ -195,7 +195,7 @@ _CassetteLoader.add_constructor(
 
 if _HAS_LIBYAML:
 
-    class _FastCassetteLoader(CParser, _CassetteLoader):  # type: ignore[misc]
+    class _FastCassetteLoader(CParser, _CassetteLoader):
         """``_CassetteLoader``'s constructors on libyaml's parser, ten times faster on a long
         cassette; a text it refuses is read again by ``_CassetteLoader`` for the message."""
 

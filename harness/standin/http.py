@@ -39,13 +39,12 @@ _CONTENT_LENGTH = re.compile(rb"[0-9]{1,20}")
 _CHUNK_SIZE = re.compile(rb"[0-9a-fA-F]{1,16}")
 
 
-class _BadRequest(Exception):
+@dataclass(frozen=True, slots=True)
+class _Refusal:
     """A request the stand-in answers with ``status`` and ``reason``, then closes."""
 
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
+    status: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,11 +186,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _answer(self) -> None:
-        try:
-            body = self._read_body()
-        except _BadRequest as bad:
+        body = self._read_body()
+        if isinstance(body, _Refusal):
             self.close_connection = True
-            self.send_error(bad.status, bad.reason)
+            self.send_error(body.status, body.reason)
             return
         url = urlsplit(self.path)
         request = ReceivedRequest(
@@ -201,16 +199,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _answer
 
-    def _read_body(self) -> bytes:
-        """The request's body, at most ``MAX_REQUEST_BYTES``; ``_BadRequest`` for framing that
-        is not HTTP's (a negative or absurd length) or a body past the limit."""
+    def _read_body(self) -> bytes | _Refusal:
+        """The request's body, at most ``MAX_REQUEST_BYTES``; a ``_Refusal`` for framing that
+        is not HTTP's (a negative or absurd length), a body past the limit or one cut short."""
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             parts: list[bytes] = []
             size_read = 0
             while True:
                 size_line = self.rfile.readline(1024).split(b";")[0].strip()
                 if not _CHUNK_SIZE.fullmatch(size_line):
-                    raise _BadRequest(400, "Bad chunk size in the request body")
+                    return _Refusal(400, "Bad chunk size in the request body")
                 size = int(size_line, 16)
                 if size == 0:
                     while self.rfile.readline(1024).strip():
@@ -218,23 +216,26 @@ class _Handler(BaseHTTPRequestHandler):
                     return b"".join(parts)
                 size_read += size
                 if size_read > MAX_REQUEST_BYTES:
-                    raise _BadRequest(413, _too_large())
-                parts.append(self._read_exactly(size))
+                    return _Refusal(413, _too_large())
+                part = self._read_exactly(size)
+                if isinstance(part, _Refusal):
+                    return part
+                parts.append(part)
                 self.rfile.readline(1024)
         lengths = self.headers.get_all("Content-Length") or []
         if not lengths:
             return b""
         if len(set(lengths)) != 1 or not _CONTENT_LENGTH.fullmatch(lengths[0].strip().encode()):
-            raise _BadRequest(400, "Bad Content-Length")
+            return _Refusal(400, "Bad Content-Length")
         length = int(lengths[0])
         if length > MAX_REQUEST_BYTES:
-            raise _BadRequest(413, _too_large())
+            return _Refusal(413, _too_large())
         return self._read_exactly(length)
 
-    def _read_exactly(self, size: int) -> bytes:
+    def _read_exactly(self, size: int) -> bytes | _Refusal:
         data = self.rfile.read(size)
         if len(data) < size:
-            raise _BadRequest(400, "The request body ends before its length")
+            return _Refusal(400, "The request body ends before its length")
         return data
 
     def _send(self, response: _Response) -> None:

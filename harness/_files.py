@@ -55,19 +55,25 @@ def scenario_error(path: str, line: int, message: str) -> HarnessError:
 
 def max_file_bytes() -> int:
     """The size limit in force: ``HARNESS_MAX_FILE_BYTES`` if set, else the default."""
-    given = os.environ.get(LIMIT_VARIABLE, "").strip()
+    return size_setting(LIMIT_VARIABLE, DEFAULT_MAX_FILE_BYTES)
+
+
+def size_setting(variable: str, default: int) -> int:
+    """A size limit an environment variable may set (``500M``, ``2G``, a number of bytes)."""
+    given = os.environ.get(variable, "").strip()
     if not given:
-        return DEFAULT_MAX_FILE_BYTES
+        return default
     match = _SIZE.match(given)
     if match is None or int(match[1]) <= 0:
         raise UsageError(
-            f"{LIMIT_VARIABLE}={given!r} is not a size: give bytes, or a number with K, M or G"
+            f"{variable}={given!r} is not a size: give bytes, or a number with K, M or G"
         )
     unit = (match[2] or "b")[0].lower()
     return int(match[1]) * {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[unit]
 
 
-def _mib(size: int) -> str:
+def mib(size: int) -> str:
+    """A size as messages show it."""
     return f"{size / (1 << 20):,.1f} MiB" if size >= 1 << 20 else f"{size:,} bytes"
 
 
@@ -127,7 +133,7 @@ def read_bytes(
 
 def _too_large(what: str, size: int, limit: int) -> str:
     return (
-        f"the {what} is larger ({_mib(size)}) than the {_mib(limit)} a file may be; "
+        f"the {what} is larger ({mib(size)}) than the {mib(limit)} a file may be; "
         f"{LIMIT_VARIABLE} raises the limit"
     )
 

@@ -81,7 +81,7 @@ def convert(
         raise UsageError(f"unknown dialect {dialect!r} (known: {', '.join(codecs)})")
     if id is not None and not re.fullmatch(r"[a-z0-9][a-z0-9._-]*", id):
         raise UsageError(f"--id {id!r}: use lowercase letters, digits, '.', '_' or '-'")
-    responses = recorded_responses(path)
+    responses = recorded_responses(path, interaction)
     chosen = choose_stream(responses, interaction, dialect)
     used = dialect or chosen.dialect
     assert used is not None  # choose_stream takes only a response with a dialect, or one is given
@@ -106,14 +106,17 @@ def convert(
             f"read as {used} the body holds nothing of a turn; it looks like {chosen.dialect}",
         )
     streams = [r for r in responses if replayable(r, dialect)]
-    scenario_id = id or _id_of(chosen, several=len(streams) > 1)
+    # a named interaction is in the id: the others were not read to know whether they stream
+    several = interaction is not None or len(streams) > 1
+    scenario_id = id or _id_of(chosen, several=several)
     text = _scenario_text(chosen, used, turn, scenario_id)
     _check(text, chosen)
     return Conversion(text, chosen, tuple(r for r in responses if r is not chosen))
 
 
 def _id_of(response: RecordedResponse, *, several: bool) -> str:
-    """The file's name as a scenario id, with the interaction when the file holds several."""
+    """The file's name as a scenario id, with the interaction when the file holds several
+    streams (or one was named)."""
     stem = Path(response.path).name
     for suffix in (".yaml", ".yml", ".txt", ".bin"):
         stem = stem.removesuffix(suffix)

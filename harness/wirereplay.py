@@ -134,7 +134,7 @@ def recorded_stream(
 ) -> RecordedResponse:
     """The streamed response to replay: a cassette's interaction ``interaction`` (by default its
     first streamed one), or a raw body file's body (``choose_stream``)."""
-    return choose_stream(recorded_responses(path), interaction)
+    return choose_stream(recorded_responses(path, interaction), interaction)
 
 
 # -- (a) through the SDK, answered by vcrpy --------------------------------------------------------

@@ -190,9 +190,10 @@ def _recorded_wire(
                 responses: tuple[RecordedResponse, ...] = (response,)
                 number = None
             else:
-                responses = recorded_cassette(path)
                 number = w.int("interaction", 0, minimum=0)
             try:
+                if given[0] == "cassette":
+                    responses = recorded_cassette(path, number)
                 response = choose_stream(responses, number, dialect)
             except UsageError as exc:
                 w.fail(w.line_of("interaction") if w.has("interaction") else w.line, str(exc))

@@ -6,10 +6,13 @@ It knows nothing of how what it serves was made. It records each request it rece
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
+import re
 import socket
 import socketserver
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +26,25 @@ __all__ = ["Answer", "ReceivedRequest"]
 
 #: how long closing the stand-in waits for connections still being served to end
 _CLOSE_WAIT = 5.0
+#: the largest request body read (a larger one is answered 413): Anthropic's own limit on a
+#: Messages request, https://docs.anthropic.com/en/api/overview#request-size-limits
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+#: the request bodies kept for ``Stand.requests`` in all: past it the oldest requests are let go
+KEEP_BYTES = 64 * 1024 * 1024
+#: the requests kept for ``Stand.requests``: past it the oldest are let go
+KEEP_REQUESTS = 10_000
+#: connections waiting to be accepted: a pytest-xdist run opens many at once
+BACKLOG = 1024
+_CONTENT_LENGTH = re.compile(rb"[0-9]{1,20}")
+_CHUNK_SIZE = re.compile(rb"[0-9a-fA-F]{1,16}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    """A request the stand-in answers with ``status`` and ``reason``, then closes."""
+
+    status: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +89,7 @@ Answer: TypeAlias = Callable[[ReceivedRequest], _Response]
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = BACKLOG
 
     def __init__(
         self,
@@ -80,7 +103,8 @@ class _Server(ThreadingHTTPServer):
         self.answer = answer
         self.faults = faults
         self.headers = headers
-        self.received: list[ReceivedRequest] = []
+        self.received: collections.deque[ReceivedRequest] = collections.deque()
+        self.kept_bytes = 0
         self.lock = threading.Lock()
         self.closing = threading.Event()
         self.connections: set[socket.socket] = set()
@@ -95,7 +119,23 @@ class _Server(ThreadingHTTPServer):
     def respond(self, request: ReceivedRequest) -> _Response:
         with self.lock:
             self.received.append(request)
+            self.kept_bytes += len(request.body)
+            while len(self.received) > 1 and (
+                self.kept_bytes > KEEP_BYTES or len(self.received) > KEEP_REQUESTS
+            ):
+                self.kept_bytes -= len(self.received.popleft().body)
             return self.answer(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # one line, not socketserver's traceback: a client's bad request is not the stand-in's
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):
+            return  # the client went away
+        print(
+            f"harness serve: a request from {client_address[0]} failed: "
+            f"{type(error).__name__}: {error}",
+            file=sys.stderr,
+        )
 
     def track(self, connection: socket.socket, open_: bool) -> None:
         with self.lock:
@@ -115,6 +155,10 @@ class _Server(ThreadingHTTPServer):
                 with contextlib.suppress(OSError):
                     connection.shutdown(socket.SHUT_RDWR)
             self.idle.wait_for(lambda: not self.connections, timeout=_CLOSE_WAIT)
+
+
+def _too_large() -> str:
+    return f"The request body is larger than the {MAX_REQUEST_BYTES:,} bytes the stand-in reads"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -143,8 +187,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         body = self._read_body()
-        if body is None:
-            self.send_error(400, "Bad request body framing")
+        if isinstance(body, _Refusal):
+            self.close_connection = True
+            self.send_error(body.status, body.reason)
             return
         url = urlsplit(self.path)
         request = ReceivedRequest(
@@ -154,28 +199,44 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = _answer
 
-    def _read_body(self) -> bytes | None:
+    def _read_body(self) -> bytes | _Refusal:
+        """The request's body, at most ``MAX_REQUEST_BYTES``; a ``_Refusal`` for framing that
+        is not HTTP's (a negative or absurd length), a body past the limit or one cut short."""
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             parts: list[bytes] = []
+            size_read = 0
             while True:
                 size_line = self.rfile.readline(1024).split(b";")[0].strip()
-                try:
-                    size = int(size_line, 16)
-                except ValueError:
-                    return None
+                if not _CHUNK_SIZE.fullmatch(size_line):
+                    return _Refusal(400, "Bad chunk size in the request body")
+                size = int(size_line, 16)
                 if size == 0:
                     while self.rfile.readline(1024).strip():
                         pass  # trailers
                     return b"".join(parts)
-                parts.append(self.rfile.read(size))
+                size_read += size
+                if size_read > MAX_REQUEST_BYTES:
+                    return _Refusal(413, _too_large())
+                part = self._read_exactly(size)
+                if isinstance(part, _Refusal):
+                    return part
+                parts.append(part)
                 self.rfile.readline(1024)
-        length = self.headers.get("Content-Length")
-        if length is None:
+        lengths = self.headers.get_all("Content-Length") or []
+        if not lengths:
             return b""
-        try:
-            return self.rfile.read(int(length))
-        except ValueError:
-            return None
+        if len(set(lengths)) != 1 or not _CONTENT_LENGTH.fullmatch(lengths[0].strip().encode()):
+            return _Refusal(400, "Bad Content-Length")
+        length = int(lengths[0])
+        if length > MAX_REQUEST_BYTES:
+            return _Refusal(413, _too_large())
+        return self._read_exactly(length)
+
+    def _read_exactly(self, size: int) -> bytes | _Refusal:
+        data = self.rfile.read(size)
+        if len(data) < size:
+            return _Refusal(400, "The request body ends before its length")
+        return data
 
     def _send(self, response: _Response) -> None:
         self.send_response_only(response.status)

@@ -34,7 +34,9 @@ class Stand:
 
     @property
     def requests(self) -> tuple[ReceivedRequest, ...]:
-        """Every request received so far, in order."""
+        """The requests received so far, in order: the latest ones, at most
+        ``KEEP_REQUESTS`` whose bodies come to at most ``KEEP_BYTES`` (past that the oldest are
+        let go, so that a long run's memory stays bounded; the latest is always kept)."""
         with self._server.lock:
             return tuple(self._server.received)
 

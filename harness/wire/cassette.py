@@ -19,9 +19,21 @@ from typing import Any
 
 import yaml
 
-from harness._errors import WireError, excerpt
-from harness._files import read_text
-from harness._yaml import BoundedLoader, LimitExceeded, disallowed_tag, mark_line, reader_line
+from harness._errors import UsageError, WireError, excerpt
+from harness._files import mib, read_text, size_setting
+from harness._yaml import (
+    _HAS_LIBYAML,
+    SCAN_ABOVE,
+    BoundedLoader,
+    LimitExceeded,
+    disallowed_tag,
+    mark_line,
+    reader_line,
+    scan_values,
+)
+
+if _HAS_LIBYAML:
+    from yaml.cyaml import CParser  # type: ignore[attr-defined]
 
 #: A compressed body may not inflate to more bytes than this.
 MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -62,26 +74,85 @@ class Interaction:
         return f"{self.path} interactions[{self.index}] response body"
 
 
-def read_cassette(path: str | os.PathLike[str]) -> tuple[Interaction, ...]:
-    """Every interaction of a vcrpy cassette; any problem is a ``WireError`` with file and line.
+def read_cassette(
+    path: str | os.PathLike[str], interaction: int | None = None
+) -> tuple[Interaction, ...]:
+    """Every interaction of a vcrpy cassette, or only the one numbered ``interaction`` (the
+    others are checked for shape, their bodies neither decompressed nor decoded); any problem
+    is a ``WireError`` with file and line, a number the cassette does not have a
+    ``UsageError``.
 
     Reads the stock format (bodies as strings, or ``!!binary`` and gzip-compressed),
     pydantic-ai's flavour (``parsed_body:`` holding the JSON body as YAML) and the harness's
-    own (``body: {events: [...]}``, a streamed body as its events; ``harness.record``).
+    own (``body: {events: [...]}``, a streamed body as its events; ``harness.record``). The
+    bodies read may come to ``max_cassette_bytes()`` in all, aliases and compression undone.
     """
     source = os.fspath(path)
     text = read_text(source, what="cassette")
     root, data = _load_yaml(text, source)
     places = _check_shape(root, data, source)
-    _restore_parsed_bodies(data, places, source)
-    _join_events(data)
-    requests, responses = _vcrpy_deserialize(text, data, source)
-    return tuple(
-        _interaction(index, request, response, cassette_entry, place, source)
-        for index, (request, response, cassette_entry, place) in enumerate(
-            zip(requests, responses, data["interactions"], places, strict=True)
-        )
-    )
+    entries = list(enumerate(zip(data["interactions"], places, strict=True)))
+    if interaction is not None:
+        if not 0 <= interaction < len(entries):
+            raise UsageError(
+                f"{source} has {len(entries)} interactions (0 to {len(entries) - 1}); "
+                f"there is no interaction {interaction}"
+            )
+        entries = [entries[interaction]]
+    budget = _Budget(source)
+    read = []
+    for index, (entry, place) in entries:
+        where = f"interactions[{index}]"
+        entry = _restore_parsed_bodies(entry, place, where, source)
+        budget.charge(_raw_size(entry), where, place.line)
+        (request,), (response,) = _vcrpy_deserialize(text, entry, source)
+        read.append(_interaction(index, request, response, entry, place, source, budget))
+    return tuple(read)
+
+
+#: what the bodies of a cassette may come to in all when ``HARNESS_MAX_CASSETTE_BYTES`` is not
+#: set: one body repeated by aliases, or inflated from a few bytes, counts each time it is read
+DEFAULT_MAX_CASSETTE_BYTES = 256 * 1024 * 1024
+CASSETTE_LIMIT_VARIABLE = "HARNESS_MAX_CASSETTE_BYTES"
+
+
+def max_cassette_bytes() -> int:
+    """The limit in force on a cassette's bodies in all: ``HARNESS_MAX_CASSETTE_BYTES`` if
+    set (``500M``, ``2G``, a number of bytes), else the default."""
+    return size_setting(CASSETTE_LIMIT_VARIABLE, DEFAULT_MAX_CASSETTE_BYTES)
+
+
+class _Budget:
+    """The bytes the bodies read so far come to, within ``max_cassette_bytes()``."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.limit = max_cassette_bytes()
+        self.used = 0
+
+    @property
+    def room(self) -> int:
+        return self.limit - self.used
+
+    def charge(self, size: int, where: str, line: int) -> None:
+        self.used += size
+        if self.used > self.limit:
+            raise WireError(
+                self.source,
+                line,
+                f"the cassette's bodies come to more than {mib(self.limit)} in all once "
+                f"aliases and compression are undone (past it at {where}); refused. "
+                f"{CASSETTE_LIMIT_VARIABLE} raises the limit",
+            )
+
+
+def _raw_size(entry: dict[str, Any]) -> int:
+    """The bytes an interaction's bodies hold as written (before any decompression)."""
+    response = entry["response"]["body"]
+    bodies = [entry["request"].get("body"), response.get("string")]
+    if "events" in response:
+        bodies.extend(response["events"])
+    return sum(len(body) for body in bodies if isinstance(body, (str, bytes)))
 
 
 # -- loading ---------------------------------------------------------------------------------------
@@ -122,16 +193,31 @@ _CassetteLoader.add_constructor(
 )
 
 
+if _HAS_LIBYAML:
+
+    class _FastCassetteLoader(CParser, _CassetteLoader):
+        """``_CassetteLoader``'s constructors on libyaml's parser, ten times faster on a long
+        cassette; a text it refuses is read again by ``_CassetteLoader`` for the message."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            yaml.constructor.SafeConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+
 def _load_yaml(text: str, source: str) -> tuple[yaml.Node, Any]:
     try:
-        loader = _CassetteLoader(text)
+        if _HAS_LIBYAML:
+            try:
+                within = len(text) > SCAN_ABOVE and scan_values(text, _CassetteLoader.what)
+                return _load_with(_FastCassetteLoader(text), within, source)
+            except (LimitExceeded, yaml.constructor.ConstructorError):
+                raise  # the same problem at the same line as the Python loader's
+            except yaml.YAMLError:
+                pass  # libyaml refuses the text: the Python loader says where and why
+        return _load_with(_CassetteLoader(text), False, source)
     except yaml.reader.ReaderError as exc:
         raise WireError(source, *reader_line(exc, text)) from None
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            raise WireError(source, 1, "the file is empty; a vcrpy cassette is a YAML mapping")
-        return node, loader.construct_document(node)
     except LimitExceeded as exc:
         raise WireError(source, mark_line(exc), exc.problem or "") from None
     except yaml.constructor.ConstructorError as exc:
@@ -147,6 +233,15 @@ def _load_yaml(text: str, source: str) -> tuple[yaml.Node, Any]:
         raise WireError(source, mark_line(exc), f"not valid YAML: {what}") from None
     except yaml.YAMLError as exc:
         raise WireError(source, 1, f"not valid YAML: {exc}") from None
+
+
+def _load_with(loader: _CassetteLoader, within_limits: bool, source: str) -> tuple[yaml.Node, Any]:
+    loader.within_limits = within_limits
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise WireError(source, 1, "the file is empty; a vcrpy cassette is a YAML mapping")
+        return node, loader.construct_document(node)
     finally:
         loader.dispose()
 
@@ -352,37 +447,36 @@ def _check_headers(part: dict[Any, Any], node: yaml.MappingNode, where: str, sou
             )
 
 
-def _restore_parsed_bodies(data: dict[str, Any], places: list[_Place], source: str) -> None:
-    """pydantic-ai's reading step: a `parsed_body:` tree becomes the JSON `body` again."""
-    for index, (entry, place) in enumerate(zip(data["interactions"], places, strict=True)):
-        for kind, line in (("request", place.request_body), ("response", place.response_body)):
-            part = entry[kind]
-            if "parsed_body" not in part:
-                continue
+def _restore_parsed_bodies(
+    entry: dict[str, Any], place: _Place, where: str, source: str
+) -> dict[str, Any]:
+    """pydantic-ai's reading step: a `parsed_body:` tree becomes the JSON `body` again; and
+    the ``harness`` format's, a body's events joined. A new entry: the one read stays as it is
+    (aliases may share it with other interactions)."""
+    parts = {}
+    for kind, line in (("request", place.request_body), ("response", place.response_body)):
+        part = dict(entry[kind])
+        if "parsed_body" in part:
             try:
                 body = json.dumps(part.pop("parsed_body"))
             except (TypeError, ValueError, RecursionError) as exc:
                 reason = "it is nested too deeply" if isinstance(exc, RecursionError) else exc
                 raise WireError(
-                    source,
-                    line,
-                    f"interactions[{index}] {kind} `parsed_body:` is not JSON data: {reason}",
+                    source, line, f"{where} {kind} `parsed_body:` is not JSON data: {reason}"
                 ) from None
             part["body"] = {"string": body} if kind == "response" else body
+        parts[kind] = part
+    body = parts["response"]["body"]
+    if isinstance(body, dict) and "events" in body:
+        parts["response"]["body"] = {"string": "".join(body["events"])}
+    return {**entry, **parts}
 
 
-def _join_events(data: dict[str, Any]) -> None:
-    """The ``harness`` format's reading step (``_check_events`` saw the items are strings)."""
-    for entry in data["interactions"]:
-        body = entry["response"]["body"]
-        if isinstance(body, dict) and "events" in body:
-            entry["response"]["body"] = {"string": "".join(body["events"])}
-
-
-def _vcrpy_deserialize(text: str, data: Any, source: str) -> tuple[list[Any], list[Any]]:
+def _vcrpy_deserialize(text: str, entry: Any, source: str) -> tuple[list[Any], list[Any]]:
     # Imported only when a cassette is read: importing vcr loads its HTTP-patching machinery.
     from vcr.serialize import deserialize  # type: ignore[import-untyped]
 
+    data = {"version": 1, "interactions": [entry]}
     try:
         result = deserialize(text, _AlreadyParsed(data))
     except (ValueError, TypeError, KeyError) as exc:
@@ -394,7 +488,13 @@ def _vcrpy_deserialize(text: str, data: Any, source: str) -> tuple[list[Any], li
 
 
 def _interaction(
-    index: int, request: Any, response: Any, entry: Any, place: _Place, source: str
+    index: int,
+    request: Any,
+    response: Any,
+    entry: Any,
+    place: _Place,
+    source: str,
+    budget: _Budget,
 ) -> Interaction:
     where = f"interactions[{index}]"
     request_headers = entry["request"]["headers"]
@@ -406,6 +506,7 @@ def _interaction(
             f"{where} request body",
             source,
             place.request_body,
+            budget,
         )
     response_headers = {
         name: tuple(values) if isinstance(values, list) else (values,)
@@ -418,6 +519,7 @@ def _interaction(
         f"{where} response body",
         source,
         place.response_body,
+        budget,
     )
     return Interaction(
         request_method=request.method,
@@ -440,7 +542,9 @@ def _header_values(headers: Mapping[str, Any], name: str) -> list[str]:
     return values
 
 
-def _body_text(body: Any, encodings: list[str], where: str, source: str, line: int) -> str:
+def _body_text(
+    body: Any, encodings: list[str], where: str, source: str, line: int, budget: _Budget
+) -> str:
     """A recorded body as text: undo its Content-Encoding, then decode UTF-8 strictly."""
     if isinstance(body, str):  # vcrpy leaves a string it could not encode (lone surrogates)
         try:
@@ -456,7 +560,9 @@ def _body_text(body: Any, encodings: list[str], where: str, source: str, line: i
         if coding in ("", "identity") or not body:
             continue
         if coding in ("gzip", "x-gzip", "deflate"):
-            body = _inflate(body, coding, where, source, line)
+            size = len(body)
+            body = _inflate(body, coding, where, source, line, budget.room + size)
+            budget.charge(len(body) - size, where, line)
         else:
             raise WireError(
                 source,
@@ -486,16 +592,20 @@ def _body_text(body: Any, encodings: list[str], where: str, source: str, line: i
     return text
 
 
-def _inflate(body: bytes, coding: str, where: str, source: str, line: int) -> bytes:
-    """Decompress within MAX_BODY_BYTES; gzip may have several members, as gzip.decompress
-    allows."""
+def _inflate(body: bytes, coding: str, where: str, source: str, line: int, room: int) -> bytes:
+    """Decompress within MAX_BODY_BYTES (and no more than ``room`` bytes, what is left of the
+    cassette's limit: past it the budget refuses the body); gzip may have several members, as
+    gzip.decompress allows."""
+    most = min(MAX_BODY_BYTES, max(room, 0))
     wbits = zlib.MAX_WBITS | 16 if coding != "deflate" else zlib.MAX_WBITS
     out = bytearray()
     rest = body
     try:
         while rest:
             inflater = zlib.decompressobj(wbits)
-            out += inflater.decompress(rest, MAX_BODY_BYTES + 1 - len(out))
+            out += inflater.decompress(rest, most + 1 - len(out))
+            if len(out) > most and most < MAX_BODY_BYTES:
+                break  # the budget says why, naming the cassette's limit
             if len(out) > MAX_BODY_BYTES or inflater.unconsumed_tail:
                 raise WireError(
                     source,

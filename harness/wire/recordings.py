@@ -205,19 +205,26 @@ def _line_break_around(text: str, cut: int) -> bool:
     return "\n" in before[len(before.rstrip()) :] + after[: len(after) - len(after.lstrip())]
 
 
-def recorded_responses(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:
-    """Every response of a recording, streamed or not; any unreadable file is a ``WireError``
-    with file and line. A ``.yaml``/``.yml`` file is read as a cassette, anything else as a
-    raw body."""
+def recorded_responses(
+    path: str | os.PathLike[str], interaction: int | None = None
+) -> tuple[RecordedResponse, ...]:
+    """Every response of a recording, streamed or not (of a cassette, only ``interaction``
+    when it is given); any unreadable file is a ``WireError`` with file and line. A
+    ``.yaml``/``.yml`` file is read as a cassette, anything else as a raw body."""
     name = os.fspath(path)
     if name.endswith((".yaml", ".yml")):
-        return recorded_cassette(name)
+        return recorded_cassette(name, interaction)
     return (recorded_body(name),)
 
 
-def recorded_cassette(path: str | os.PathLike[str]) -> tuple[RecordedResponse, ...]:
-    """Every response of a vcrpy cassette, whatever the file's name; a cassette without any is
-    a ``WireError``: there is nothing in it to replay, serve or convert."""
+def recorded_cassette(
+    path: str | os.PathLike[str], interaction: int | None = None
+) -> tuple[RecordedResponse, ...]:
+    """Every response of a vcrpy cassette, whatever the file's name, or only ``interaction``
+    when it is given (the others' bodies are not read); a cassette without any is a
+    ``WireError``: there is nothing in it to replay, serve or convert."""
+    if interaction is not None:
+        return tuple(_from_interaction(i) for i in read_cassette(path, interaction))
     interactions = read_cassette(path)
     if not interactions:
         raise WireError(os.fspath(path), 1, "the cassette holds no interaction")

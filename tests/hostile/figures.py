@@ -1,7 +1,9 @@
 """The figures of the hostile-input tests: per class of input, how many were tried, how many were
 refused, and the worst time and peak memory (tracemalloc) one input took.
 
-    python -m tests.hostile.figures [EXAMPLES_PER_TEST]
+    python -m tests.hostile.figures [EXAMPLES_PER_TEST] [TEST_FILE ...]
+
+With test files named (``test_cassette_bombs.py``), only those run.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ def main() -> int:
     os.environ["HARNESS_HOSTILE_EXAMPLES"] = sys.argv[1] if len(sys.argv) > 1 else "100"
     import pytest
 
-    files = sorted(str(p) for p in Path(__file__).parent.glob("test_*.py"))
+    named = set(sys.argv[2:])
+    files = sorted(
+        str(p) for p in Path(__file__).parent.glob("test_*.py") if not named or p.name in named
+    )
     code = int(pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", *files]))
     from tests.hostile.for_tests import FIGURES  # after the run: pytest imports it first
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.library import library_path
 from tests.projects_for_tests import outside_xdist
 
 #: pytest runs in pytest: seconds each
@@ -51,8 +52,13 @@ def test_the_summary_shows_each_root_cause_once(
     main(["run", PATH, "--adapter", MERGES, "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     failed = [r for r in data["results"] if r["status"] == "fail"]
+    skipped = [r for r in data["results"] if r["status"] == "skip"]
     result = project.runpytest(f"--harness-adapter={MERGES}", f"--harness-scenario={SCENARIO}")
-    result.assert_outcomes(failed=len(failed), passed=len(data["results"]) - len(failed))
+    result.assert_outcomes(
+        failed=len(failed),
+        passed=len(data["results"]) - len(failed) - len(skipped),
+        skipped=len(skipped),
+    )
     text = result.stdout.str()
     section = text[text.index("root causes") : text.index("conformance by rule")]
     assert re.search(
@@ -169,19 +175,24 @@ def test_an_overridden_adapter_fixture_counts_as_configured(
 
 
 def test_the_configuration_leaves_a_scenario_or_a_rule_unchecked_with_a_reason(
-    project: pytest.Pytester,
+    project: pytest.Pytester, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    path = str(library_path() / "driver" / "name-every-chunk.yaml")
+    main(["run", path, "--adapter", MERGES, "--format", "json"])
+    statuses = [r["status"] for r in json.loads(capsys.readouterr().out)["results"]]
+    failing, passing = statuses.count("fail"), statuses.count("pass")
+    assert failing and passing and failing + passing == len(statuses)
     common = (f"--harness-adapter={MERGES}", "--harness-scenario=name-every-chunk", "-rs")
     # the mutant glues a call's name repeated on every chunk: strict-assembly alone sees it
-    project.runpytest(*common).assert_outcomes(failed=20, passed=2)
+    project.runpytest(*common).assert_outcomes(failed=failing, passed=passing)
     project.makeini(
         INI
         + "harness_skip =\n    name-every-chunk rule:strict-assembly: our gateway never repeats names\n"
     )
-    project.runpytest(*common).assert_outcomes(passed=22)
+    project.runpytest(*common).assert_outcomes(passed=len(statuses))
     project.makeini(INI + "harness_skip =\n    name-every-chunk: not our dialect\n")
     skipped = project.runpytest(*common)
-    skipped.assert_outcomes(skipped=22)
+    skipped.assert_outcomes(skipped=len(statuses))
     skipped.stdout.fnmatch_lines(["*harness_skip: not our dialect*"])
     project.makeini(INI + "harness_skip =\n    rule:strict-assembly\n")
     refused = project.runpytest(*common)

@@ -15,6 +15,7 @@ import pytest
 
 from harness.library import library_path
 from harness.rules.registry import rules_for
+from harness.scenario.variations import session_cases
 from tests.projects_for_tests import (
     EXAMPLES,
     PYTEST,
@@ -37,6 +38,17 @@ LIBRARY_SESSION = _scenarios(library_path(), "session")
 OWN_SCENARIOS = _scenarios(EXAMPLES / "downstream" / "scenarios")
 #: library scenarios of other layers: chatui's adapter implements only the session layer
 SKIPPED = len(LIBRARY) - len(LIBRARY_SESSION)
+
+
+def _cases(folder: Path) -> int:
+    """The items a session scenario folder runs as: each scenario as written and under each of
+    its variations (harness/scenario/variations.py), one item each."""
+    return sum(len(session_cases(s)) for s in load_every(folder) if s.layer == "session")
+
+
+#: the items the library's session scenarios and the project's own run as
+LIBRARY_CASES = _cases(library_path())
+OWN_CASES = _cases(EXAMPLES / "downstream" / "scenarios")
 
 
 def _summary(output: str) -> dict[str, int]:
@@ -75,7 +87,7 @@ def test_project_passes_the_library_its_own_scenario_and_its_unit_tests(project)
     result = run_as_its_team(PYTEST, project)
 
     assert result.returncode == 0, result.stdout
-    expected = len(LIBRARY_SESSION) + len(OWN_SCENARIOS) + len(unit_tests)
+    expected = LIBRARY_CASES + OWN_CASES + len(unit_tests)
     # the library's other layers are left out, not skipped: one line says so
     assert _summary(result.stdout) == {"passed": expected}, result.stdout
     assert (
@@ -83,7 +95,7 @@ def test_project_passes_the_library_its_own_scenario_and_its_unit_tests(project)
         in result.stdout
     )
     # every session rule was checked on every replayed scenario, and passed
-    replayed = len(LIBRARY_SESSION) + len(OWN_SCENARIOS)
+    replayed = LIBRARY_CASES + OWN_CASES
     table = rule_table(result.stdout)
     assert {r.id: table.get(r.id) for r in rules_for("session")} == {
         r.id: (replayed, 0, 0) for r in rules_for("session")
@@ -111,21 +123,27 @@ def test_a_seed_bug_put_back_in_the_consumer_is_caught_and_named(project):
         "tests/test_processor.py::test_subsession_call_with_same_id_does_not_touch_parent_notification"
         in failed
     ), out
-    total = len(LIBRARY_SESSION) + len(OWN_SCENARIOS) + len(_unit_tests(project))
+    total = LIBRARY_CASES + OWN_CASES + len(_unit_tests(project))
     assert _summary(out) == {"failed": len(failed), "passed": total - len(failed)}, out
     assert "[session-keyed-tracking]" in out
     assert rule_table(out)["session-keyed-tracking"][1] >= 1, out
     # the reproduce lines, run as printed from the project folder (with its python), replay
     # that failure on their own: the library scenario named as its node id names it, and the
     # adapter left to the project's configuration
-    reproduce = f"python -m harness run harness-library/session/{same_id}.yaml --adapter {ADAPTER}"
+    # (the case as written: the variations left out)
+    reproduce = (
+        f"python -m harness run harness-library/session/{same_id}.yaml --adapter {ADAPTER}"
+        " --variations=none"
+    )
     assert f"  {reproduce}\n" in out
-    assert f"  python -m pytest --harness-scenario={same_id}\n" in out
+    assert f"  python -m pytest --harness-scenario={same_id} --harness-variations=none\n" in out
     again = run_as_its_team([sys.executable, *shlex.split(reproduce)[1:]], project)
     assert again.returncode == 1, again.stdout
     assert "[session-keyed-tracking]" in again.stdout
     assert "1 scenarios: 0 passed, 1 failed" in again.stdout
-    again = run_as_its_team([*PYTEST, f"--harness-scenario={same_id}"], project)
+    again = run_as_its_team(
+        [*PYTEST, f"--harness-scenario={same_id}", "--harness-variations=none"], project
+    )
     # the same node id as in the full run (its unit tests, in testpaths, run too)
     scenarios_failed = {f for f in outcomes(again.stdout, "FAILED") if f.startswith("harness-")}
     assert scenarios_failed == {f"harness-library/session/{same_id}.yaml::{same_id}"}, again.stdout

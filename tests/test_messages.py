@@ -2,7 +2,9 @@
 be shown, and what the consumer showed, with at least one value quoted.
 
 The sample is the first violation of each rule that some bundled mutant triggers over its
-layer's library, so a new rule whose message names only one side fails here.
+layer's library, so a new rule whose message names only one side fails here. The two reference
+comparisons speak as a diff does, each differing field with the reference's value and the
+adapter's (``REFERENCE_SIDES``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import pytest
 
 from harness.adapters.registry import BUNDLED
 from harness.replay import replay
+from harness.rules.reference import REFERENCE_RULES
 from harness.rules.registry import Violation
 from harness.scenario import load_all
 from tests.scenarios_for_tests import LIBRARY
@@ -26,6 +29,16 @@ OBSERVED_SIDE = re.compile(
 )
 #: a value as repr writes it
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+#: the reference comparisons name each differing field as a diff does, a value as JSON writes it
+#: (`path: expected "a", observed "b"`, `expected true, observed false`, `expected [...], missing`,
+#: `not expected, observed {...}`): the reference's side, then the adapter's, for each field
+_JSON = r"(\"(?:[^\"\\]|\\.)*\"|true|false|null|-?\d[\d.eE+-]*|\[.*?\]|\{.*?\})"
+REFERENCE_SIDES = (
+    ("an expected side", re.compile(rf": (expected {_JSON}|not expected), ")),
+    ("an observed side", re.compile(rf", (observed {_JSON}|missing)")),
+    ("a value", re.compile(rf"\b(expected|observed) {_JSON}")),
+)
 
 
 def first_violation_per_rule() -> dict[str, tuple[str, str, Violation]]:
@@ -51,15 +64,16 @@ def test_every_sampled_message_names_the_expected_and_the_observed_value() -> No
     one_sided = []
     for rule, (mutant, scenario, violation) in sorted(sample.items()):
         message = violation.message
-        missing = [
-            what
-            for what, pattern in (
+        sides = (
+            REFERENCE_SIDES
+            if rule in REFERENCE_RULES
+            else (
                 ("an expected side", EXPECTED_SIDE),
                 ("an observed side", OBSERVED_SIDE),
                 ("a quoted value", QUOTED),
             )
-            if not pattern.search(message)
-        ]
+        )
+        missing = [what for what, pattern in sides if not pattern.search(message)]
         if missing:
             one_sided.append(
                 f"[{rule}] ({mutant} on {scenario}) lacks {', '.join(missing)}: {message}"

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from harness.history import detect_shape
 from harness.model import session as ev
 from harness.model.history import (
     HistoryMessage,
@@ -41,7 +42,8 @@ HISTORY_RULE = "history-reference-comparison"
 REFERENCE_RULES = frozenset({SESSION_RULE, HISTORY_RULE})
 
 #: the projections a history observation is compared in: all of it, or what the OpenAI Chat
-#: shape of a request carries
+#: shape carries (no is_error, no thinking); the stored history and the request each have
+#: their own, as each may be kept in either shape
 PROJECTIONS = ("anthropic", "openai")
 #: differing fields named in one message
 MAX_FIELDS = 3
@@ -250,14 +252,18 @@ def _history(
 
 
 def history_data(
-    marks: TraceMarks, c: int, sessions: Mapping[str, StoredSession], projection: str
+    marks: TraceMarks,
+    c: int,
+    sessions: Mapping[str, StoredSession],
+    projection: str,
+    stored_projection: str = "anthropic",
 ) -> dict[str, Any]:
     """What a history consumer showed after event ``c`` for each top-level session, normalised,
-    its request in ``projection``."""
+    its request in ``projection`` and its stored history in ``stored_projection``."""
     data: dict[str, Any] = {}
     for session_id, stored in sessions.items():
         entry: dict[str, Any] = {
-            "history": _history(stored.stored, marks, session_id, c, "anthropic"),
+            "history": _history(stored.stored, marks, session_id, c, stored_projection),
             "request": _history(stored.request, marks, session_id, c, projection),
         }
         if stored.rebuilt is not None:
@@ -297,6 +303,23 @@ def projection_of(sessions: Mapping[str, StoredSession]) -> str:
     requests shows the Anthropic shape (OpenAI's Chat shape, or plain text that reads the same
     in both), then what OpenAI's carries."""
     return "anthropic" if any(_anthropic(s) for s in sessions.values()) else "openai"
+
+
+def _stored_anthropic(session: StoredSession) -> bool:
+    """Whether the session's stored history is in a shape that carries thinking and error
+    flags: anything but OpenAI's Chat shape (docs/SCENARIOS.md, "A failed tool stays failed
+    everywhere": that shape is exempt for the stored history as for the request)."""
+    raw = session.raw_stored
+    return isinstance(raw, tuple) or detect_shape(raw) != "openai"
+
+
+def stored_projection_of(sessions: Mapping[str, StoredSession]) -> str:
+    """The projection a consumer's stored histories are compared in, as ``projection_of``."""
+    return "anthropic" if any(_stored_anthropic(s) for s in sessions.values()) else "openai"
+
+
+def _key(stored: str, request: str) -> str:
+    return request if stored == "anthropic" else f"{request}/stored-{stored}"
 
 
 def fingerprint(data: Any) -> int:
@@ -437,8 +460,10 @@ class ReferencePoints:
 
     def history(self, checkpoint: ObservationPoint, sessions: Mapping[str, StoredSession]) -> None:
         c = checkpoint.index
-        for projection in PROJECTIONS:
-            self._put(c, projection, history_data(self.marks, c, sessions, projection))
+        for stored in PROJECTIONS:
+            for projection in PROJECTIONS:
+                data = history_data(self.marks, c, sessions, projection, stored)
+                self._put(c, _key(stored, projection), data)
 
     def finish(self) -> Iterator[Violation]:
         return iter(())
@@ -494,8 +519,9 @@ class ReferenceComparison(ReferencePoints):
     def history(self, checkpoint: ObservationPoint, sessions: Mapping[str, StoredSession]) -> None:
         if self._ready():
             c = checkpoint.index
-            projection = projection_of(sessions)
-            self._differs(checkpoint, projection, history_data(self.marks, c, sessions, projection))
+            projection, stored = projection_of(sessions), stored_projection_of(sessions)
+            data = history_data(self.marks, c, sessions, projection, stored)
+            self._differs(checkpoint, _key(stored, projection), data)
 
     def finish(self) -> Iterator[Violation]:
         if self.differing is None:

@@ -239,7 +239,8 @@ class EventStreamProcessor:
                     )
                     # No "message-updated" while rebuilding: the session is rendered afresh.
                     self._attach_completed(session, [(call, result)], notify=False)
-        session.new_interaction()
+        # The interaction goes on from the history's last user message: a call still running
+        # when the client reconnected completes onto the rebuilt message that made it.
 
     def _resumed(self, role: str, text: str, kind: str = "text") -> ChatMessage:
         # Stored messages have no ids; "resumed-" marks the ones we make up for them.

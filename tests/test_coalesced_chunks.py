@@ -119,6 +119,7 @@ def test_every_coalesced_stream_reads_back_as_the_turn() -> None:
         "calls_in_one_chunk",
         "text_with_call_start",
         "empty_delta_mid_call",
+        "empty_choices_mid_call",
     ):
         body = "".join(c.data for c in CHAT.encode(TURN, [quirk]))
         back = CHAT.decode(body, source="t")
@@ -143,6 +144,7 @@ def test_every_coalesced_stream_reads_back_as_the_turn() -> None:
         ("openai-content-or-calls", {"text_with_call_start"}, "text-before-tool-call"),
         ("openai-first-call-per-delta", {"calls_in_one_chunk"}, "parallel-calls"),
         ("openai-empty-delta-ends-call", {"empty_delta_mid_call"}, "parallel-calls"),
+        ("openai-no-choices-ends-call", {"empty_choices_mid_call"}, "parallel-calls"),
     ],
 )
 def test_each_mutant_fails_exactly_the_cases_of_its_quirks(

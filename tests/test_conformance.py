@@ -92,6 +92,7 @@ CAUGHT_BY = {
     "driver-mutant-openai-content-or-calls": {"emit-once-early"},
     "driver-mutant-openai-first-call-per-delta": {"emit-once-early"},
     "driver-mutant-openai-empty-delta-ends-call": {"strict-assembly"},
+    "driver-mutant-openai-no-choices-ends-call": {"strict-assembly"},
     # a per-message driver: judged on the interleaved cases a per-call driver skips
     "driver-mutant-openai-fragment-to-last-call": {"strict-assembly"},
     "driver-mutant-anthropic-ignores-error-events": {"error-surfaced"},

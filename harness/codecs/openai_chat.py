@@ -137,6 +137,12 @@ QUIRKS = {
         "a chunk whose delta is empty between a call's argument fragments; gateway-only: "
         "vmlx's OpenAI-compatible server while it generates a call (jjang-ai/vmlx#219)"
     ),
+    "empty_choices_mid_call": (
+        "a chunk with an empty choices list (usage null) between a call's argument fragments; "
+        "gateway-only: OpenAI sends such chunks around a call (microsoft/agent-framework#6417), "
+        "and OpenAI-compatible servers send chunks without tool_calls amid a call's "
+        "fragments (aaif-goose/goose#6312)"
+    ),
 }
 
 #: the quirks after which no chunk tells a driver that a call is complete before the finish
@@ -188,6 +194,18 @@ def _chunk(
     if "usage_on_finish_chunk" in quirks:
         payload["usage"] = _USAGE if finish else None
     return _data(payload, origin, quirks, carries)
+
+
+def _no_choices(message_id: str) -> dict[str, Any]:
+    """A chunk without a choice: what some servers send amid a stream (usage null)."""
+    return {
+        "id": message_id,
+        "object": "chat.completion.chunk",
+        "created": 1732000000,
+        "model": "gpt-4o-2024-08-06",
+        "choices": [],
+        "usage": None,
+    }
 
 
 def _data(
@@ -364,6 +382,8 @@ class OpenAIChatCodec:
                     out.append(_chunk(message_id, {"tool_calls": [delta]}, i, quirks=quirks))
                     if "empty_delta_mid_call" in quirks and _continues(turn, i):
                         out.append(_chunk(message_id, {}, i, quirks=quirks, carries=False))
+                    if "empty_choices_mid_call" in quirks and _continues(turn, i):
+                        out.append(_data(_no_choices(message_id), i, quirks, carries=False))
             elif isinstance(event, dv.BlockStop) and event.index in calls and whole:
                 # the whole call goes out when it ends but belongs to its start: a driver only
                 # learns that it is complete from the chunk after it

@@ -67,6 +67,31 @@ class EmptyDeltaEndsCall(OpenAIChatDriver):
 
 
 @mutant(
+    "openai-no-choices-ends-call",
+    "A chunk without choices (the empty list some servers send, with usage or without) is taken "
+    "as the end of the open call, so a call with such a chunk between its fragments is emitted "
+    "before its arguments are complete.",
+)
+class NoChoicesEndsCall(OpenAIChatDriver):
+    def response(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+        self.ended = False
+
+        def watched() -> Iterator[str]:
+            for chunk in chunks:
+                if '"choices":[]' in chunk.replace(" ", ""):
+                    self.ended = True  # the bug: no choice in this chunk, so the call is over
+                yield chunk
+
+        yield from super().response(watched())
+
+    def choice(self, choice: dict[str, Any]) -> Iterator[DriverOutput]:
+        if self.ended:
+            self.ended = False
+            yield from self.complete()
+        yield from super().choice(choice)
+
+
+@mutant(
     "openai-first-json-value",
     "Arguments are validated by decoding their first JSON value (json.JSONDecoder.raw_decode), "
     "so a text with data after a complete object is reported valid.",

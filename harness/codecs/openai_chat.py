@@ -608,8 +608,10 @@ class _Reader:
             event = self.out[at]
             if isinstance(event, dv.BlockStop) and event.index == call:
                 return at
-            calls = isinstance(event, (dv.BlockStart, dv.ArgumentsDelta, dv.BlockStop))
-            if not calls or event.index not in self.ids:
+            if (
+                not isinstance(event, (dv.BlockStart, dv.ArgumentsDelta, dv.BlockStop))
+                or event.index not in self.ids
+            ):
                 return None  # something else came since the call's end: the fragment stays late
         return None
 

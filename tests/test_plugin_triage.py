@@ -55,7 +55,13 @@ def test_the_summary_shows_each_root_cause_once(
     result = project.runpytest_subprocess(
         f"--harness-adapter={MERGES}", f"--harness-scenario={SCENARIO}"
     )
-    result.assert_outcomes(failed=len(failed), passed=len(data["results"]) - len(failed))
+    # a per-call mutant skips the cases judged only per message (interleaved fragments)
+    skipped = [r for r in data["results"] if r["status"] == "skip"]
+    result.assert_outcomes(
+        failed=len(failed),
+        passed=len(data["results"]) - len(failed) - len(skipped),
+        skipped=len(skipped),
+    )
     text = result.stdout.str()
     section = text[text.index("root causes") : text.index("conformance by rule")]
     assert re.search(
@@ -178,15 +184,16 @@ def test_the_configuration_leaves_a_scenario_or_a_rule_unchecked_with_a_reason(
 ) -> None:
     common = (f"--harness-adapter={MERGES}", "--harness-scenario=name-every-chunk", "-rs")
     # the mutant glues a call's name repeated on every chunk: strict-assembly alone sees it
-    project.runpytest_subprocess(*common).assert_outcomes(failed=20, passed=2)
+    # (24 cases: the coalescing quirks' and crlf and lone_cr's; 2 of them pass the mutant)
+    project.runpytest_subprocess(*common).assert_outcomes(failed=22, passed=2)
     project.makeini(
         INI
         + "harness_skip =\n    name-every-chunk rule:strict-assembly: our gateway never repeats names\n"
     )
-    project.runpytest_subprocess(*common).assert_outcomes(passed=22)
+    project.runpytest_subprocess(*common).assert_outcomes(passed=24)
     project.makeini(INI + "harness_skip =\n    name-every-chunk: not our dialect\n")
     skipped = project.runpytest_subprocess(*common)
-    skipped.assert_outcomes(skipped=22)
+    skipped.assert_outcomes(skipped=24)
     skipped.stdout.fnmatch_lines(["*harness_skip: not our dialect*"])
     project.makeini(INI + "harness_skip =\n    rule:strict-assembly\n")
     refused = project.runpytest_subprocess(*common)

@@ -16,6 +16,7 @@ import harness.explore
 from harness.adapters.registry import BUNDLED, AdapterInfo, adapter_dialect, declared
 from harness.cli import main
 from harness.explore import DEFAULT_EXAMPLES, EXAMPLE_TIMEOUT, explore
+from harness.model.driver_run import declared_contract
 from harness.replay import replay
 from harness.scenario import load_scenario
 from harness.strategies import scenario_from_document
@@ -87,7 +88,8 @@ def test_the_sample_names_adapters_and_libraries_there_are() -> None:
 
 
 def reference_for(mutant: AdapterInfo) -> AdapterInfo:
-    """The reference the mutant was made from: same layer, dialect and way of reading."""
+    """The reference the mutant was made from: same layer, dialect, way of reading and
+    emission contract (a dialect may have a per-call and a per-message reference)."""
     if mutant.layer != "driver":
         return BUNDLED[f"{mutant.layer}-reference"]
     same = [
@@ -96,6 +98,7 @@ def reference_for(mutant: AdapterInfo) -> AdapterInfo:
         if r.layer == mutant.layer
         and adapter_dialect(r) == adapter_dialect(mutant)
         and declared(r, "reads") == declared(mutant, "reads")
+        and declared_contract(r.factory) == declared_contract(mutant.factory)
     ]
     assert len(same) == 1, (mutant.name, same)
     return same[0]

@@ -1,4 +1,5 @@
-"""Triage under pytest (pytester, as a user runs it): each root cause once in the summary,
+"""Triage under pytest (pytester, as a user runs it, in a process of its own so that the inner
+run's items never reach this suite's report): each root cause once in the summary,
 first-party apart from gateway, the tag and first-party selections by each case's own tags, and
 a baseline that makes known causes xfail and a fixed entry XPASS(strict)."""
 
@@ -52,8 +53,11 @@ def test_the_summary_shows_each_root_cause_once(
     main(["run", PATH, "--adapter", MERGES, "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     failed = [r for r in data["results"] if r["status"] == "fail"]
+    result = project.runpytest_subprocess(
+        f"--harness-adapter={MERGES}", f"--harness-scenario={SCENARIO}"
+    )
+    # a per-call mutant skips the cases judged only per message (interleaved fragments)
     skipped = [r for r in data["results"] if r["status"] == "skip"]
-    result = project.runpytest(f"--harness-adapter={MERGES}", f"--harness-scenario={SCENARIO}")
     result.assert_outcomes(
         failed=len(failed),
         passed=len(data["results"]) - len(failed) - len(skipped),
@@ -80,12 +84,12 @@ def test_the_tag_and_first_party_selections_read_each_cases_tags(
     first = len(every) - gateway
     assert gateway and first
     common = (f"--harness-adapter={MERGES}", f"--harness-scenario={SCENARIO}", "--collect-only")
-    tagged = project.runpytest(*common, "--harness-tag=gateway", "-q")
+    tagged = project.runpytest_subprocess(*common, "--harness-tag=gateway", "-q")
     assert len(re.findall(r"::\S+", tagged.stdout.str())) == gateway
-    only_first = project.runpytest(*common, "--harness-first-party", "-q")
+    only_first = project.runpytest_subprocess(*common, "--harness-first-party", "-q")
     assert len(re.findall(r"::\S+", only_first.stdout.str())) == first
     project.makeini(INI + "harness_first_party = true\n")
-    from_ini = project.runpytest(*common, "-q")
+    from_ini = project.runpytest_subprocess(*common, "-q")
     assert len(re.findall(r"::\S+", from_ini.stdout.str())) == first
 
 
@@ -106,14 +110,14 @@ def test_a_baseline_makes_known_causes_xfail_and_a_fixed_entry_xpass_strict(
     capsys.readouterr()
     failed = sum(r["status"] == "fail" for r in _cases(capsys))
     option = f"--harness-baseline={known}"
-    green = project.runpytest(
+    green = project.runpytest_subprocess(
         f"--harness-adapter={MERGES}", f"--harness-scenario={SCENARIO}", option
     )
     outcomes = green.parseoutcomes()
     assert outcomes.get("xfailed") == failed and "failed" not in outcomes
     assert green.ret == 0
     # another bug fails with causes the baseline does not know
-    red = project.runpytest(
+    red = project.runpytest_subprocess(
         "--harness-adapter=driver-mutant-openai-keys-by-id",
         f"--harness-scenario={SCENARIO}",
         option,
@@ -125,7 +129,7 @@ def test_a_baseline_makes_known_causes_xfail_and_a_fixed_entry_xpass_strict(
         for line in known.read_text(encoding="utf-8").splitlines()
         if line.strip().startswith("smallest:")
     }
-    fixed = project.runpytest(
+    fixed = project.runpytest_subprocess(
         "--harness-adapter=driver-openai-chat-reference",
         f"--harness-scenario={SCENARIO}",
         option,
@@ -135,7 +139,7 @@ def test_a_baseline_makes_known_causes_xfail_and_a_fixed_entry_xpass_strict(
     assert fixed.parseoutcomes().get("failed") == len(smallest)
     assert len(re.findall(r"XPASS\(strict\)", fixed.stdout.str())) == len(smallest)
     project.makeini(INI + "harness_baseline_strict = false\n")
-    warned = project.runpytest(
+    warned = project.runpytest_subprocess(
         "--harness-adapter=driver-openai-chat-reference", f"--harness-scenario={SCENARIO}", option
     )
     assert warned.ret == 0 and warned.parseoutcomes().get("xpassed") == len(smallest)
@@ -146,7 +150,9 @@ def test_a_malformed_baseline_is_a_usage_error_naming_its_line(
 ) -> None:
     bad = tmp_path / "known.yaml"
     bad.write_text("harness-baseline: 1\ncauses:\n- cause: 7\n", encoding="utf-8")
-    result = project.runpytest(f"--harness-adapter={MERGES}", f"--harness-baseline={bad}")
+    result = project.runpytest_subprocess(
+        f"--harness-adapter={MERGES}", f"--harness-baseline={bad}"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [f"*harness: {bad}:3: each entry needs 'cause: SCENARIO:RULE@EVENT'*"]
@@ -167,7 +173,7 @@ def test_an_overridden_adapter_fixture_counts_as_configured(
     """With the default ``harness_library = auto``, the library is collected for a conftest.py
     that names the adapter by overriding the fixture, as for the option or the ini value."""
     project.makeconftest("import pytest\nimport pytest_asyncio\n\n\n" + fixture)
-    result = project.runpytest("-p", "no:cacheprovider")
+    result = project.runpytest_subprocess("-p", "no:cacheprovider")
     from harness.scenario import load_all
 
     session = load_all([str(Path(PATH).parents[1] / "session")])[0]
@@ -184,18 +190,18 @@ def test_the_configuration_leaves_a_scenario_or_a_rule_unchecked_with_a_reason(
     assert failing and passing and failing + passing == len(statuses)
     common = (f"--harness-adapter={MERGES}", "--harness-scenario=name-every-chunk", "-rs")
     # the mutant glues a call's name repeated on every chunk: strict-assembly alone sees it
-    project.runpytest(*common).assert_outcomes(failed=failing, passed=passing)
+    project.runpytest_subprocess(*common).assert_outcomes(failed=failing, passed=passing)
     project.makeini(
         INI
         + "harness_skip =\n    name-every-chunk rule:strict-assembly: our gateway never repeats names\n"
     )
-    project.runpytest(*common).assert_outcomes(passed=len(statuses))
+    project.runpytest_subprocess(*common).assert_outcomes(passed=len(statuses))
     project.makeini(INI + "harness_skip =\n    name-every-chunk: not our dialect\n")
-    skipped = project.runpytest(*common)
+    skipped = project.runpytest_subprocess(*common)
     skipped.assert_outcomes(skipped=len(statuses))
     skipped.stdout.fnmatch_lines(["*harness_skip: not our dialect*"])
     project.makeini(INI + "harness_skip =\n    rule:strict-assembly\n")
-    refused = project.runpytest(*common)
+    refused = project.runpytest_subprocess(*common)
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
     refused.stderr.fnmatch_lines(
         ["*harness_skip: 'rule:strict-assembly' should be*a reason is required*"]

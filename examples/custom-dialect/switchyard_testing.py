@@ -19,7 +19,9 @@ from harness import (
     CycleStart,
     CycleStop,
     DriverOutput,
+    ErrorReport,
     Ping,
+    StreamError,
     TextDelta,
     TextOut,
     ThinkingDelta,
@@ -30,7 +32,7 @@ from harness import (
     WireError,
 )
 
-from switchyard import Finished, Text, ToolCall, TurnReader
+from switchyard import Failed, Finished, Text, ToolCall, TurnReader
 
 QUIRKS = {
     "heartbeats": 'a {"op": "hb"} line after every third event while an upstream model is slow',
@@ -111,6 +113,8 @@ def _record(event: TurnEvent) -> dict[str, Any]:
         return {"op": "stop", "reason": REASONS[event.stop_reason]}
     if isinstance(event, CycleStop):
         return {"op": "end"}
+    if isinstance(event, StreamError):
+        return {"op": "error", "type": event.error_type, "message": event.message}
     return {"op": "hb"}  # Ping
 
 
@@ -136,6 +140,8 @@ def _event(record: dict[str, Any], line: int) -> TurnEvent:
         return CycleStop(line=line)
     if op == "hb":
         return Ping(line=line)
+    if op == "error":
+        return StreamError(error_type=record["type"], message=record["message"], line=line)
     raise KeyError(f"unknown op {op!r}")
 
 
@@ -157,6 +163,8 @@ class SwitchyardDriver:
                 yield ToolCallOut(event.id, event.name, event.arguments, event.complete)
             elif isinstance(event, Finished):
                 yield TurnEnd(CANONICAL_REASONS.get(event.reason, event.reason))
+            elif isinstance(event, Failed):
+                yield ErrorReport(f"{event.type}: {event.message}")
 
 
 class EndsAtFirstEnd(TurnReader):

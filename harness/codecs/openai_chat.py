@@ -611,7 +611,29 @@ class _Reader:
         arguments = function.get("arguments")
         if arguments:
             fragment = need(arguments, str, "function arguments", source, line)
-            self.out.append(dv.ArgumentsDelta(index=known, fragment=fragment, line=line))
+            delta = dv.ArgumentsDelta(index=known, fragment=fragment, line=line)
+            late = self.late_fragment_at(known)
+            if late is None:
+                self.out.append(delta)
+            else:
+                self.out.insert(late, delta)
+
+    def late_fragment_at(self, call: int) -> int | None:
+        """Where a fragment of a call that a later call's header closed goes (interleaved
+        fragments): before that call's stop, when only the message's other calls came since, so
+        the turn is the one of calls in turn that the interleaved wire was sent from."""
+        if call in self.open_blocks:
+            return None
+        for at in range(len(self.out) - 1, -1, -1):
+            event = self.out[at]
+            if isinstance(event, dv.BlockStop) and event.index == call:
+                return at
+            if (
+                not isinstance(event, (dv.BlockStart, dv.ArgumentsDelta, dv.BlockStop))
+                or event.index not in self.ids
+            ):
+                return None  # something else came since the call's end: the fragment stays late
+        return None
 
     def finish(self) -> tuple[dv.TurnEvent, ...]:
         if self.started and not self.stopped:

@@ -41,9 +41,9 @@ def error_surfaced(c: DriverTimeline) -> Iterator[Finding]:
         return
     at = facts.error
     failure = (
-        f"the body was cut after chunk {run.body_cut}, before the turn ended"
+        f"the stream was cut after chunk {run.body_cut}, before the turn ended"
         if run.body_cut is not None
-        else f"the server reported an error at event {at}"
+        else f"in the stream the server reported an error at event {at}"
     )
     for end, reads in ((o, n) for o, n in run.outputs if isinstance(o, TurnEnd)):
         yield Finding(
@@ -72,6 +72,6 @@ def error_surfaced(c: DriverTimeline) -> Iterator[Finding]:
         yield Finding(
             at,
             f"the driver neither raised nor reported the error the server sent at event {at} "
-            f"(read after chunk {c.chunk_of(at) + 1}): its caller cannot tell the failed turn "
-            f"from one that finished",
+            f"(read after chunk {c.chunk_of(at) + 1}), which it should surface: its caller "
+            f"cannot tell the failed turn from one that finished",
         )

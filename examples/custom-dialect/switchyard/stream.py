@@ -9,6 +9,7 @@
     {"op": "stop", "reason": "tool_calls"}               why the cycle stopped
     {"op": "end"}                                        the cycle ends
     {"op": "hb"}                                         keep-alive
+    {"op": "error", "type": "api_error", "message": "..."}  the upstream failed: the stream ends
 
 After a ``tool_calls`` stop the same turn goes on with the next cycle; any other stop ends it.
 """
@@ -39,7 +40,15 @@ class Finished:
     reason: str  # done, tool_calls, length or stop_sequence
 
 
-Event = Text | ToolCall | Finished
+@dataclass(frozen=True)
+class Failed:
+    """The upstream failed mid-turn: the turn has no end, and the parts still open are lost."""
+
+    type: str
+    message: str
+
+
+Event = Text | ToolCall | Finished | Failed
 
 
 @dataclass
@@ -117,6 +126,9 @@ class TurnReader:
             elif op == "end" and self.turn_ends(reason):
                 # "done" although the model called tools: the tools still have to run
                 yield Finished("tool_calls" if called and reason == "done" else reason)
+                return
+            elif op == "error":
+                yield Failed(str(line.get("type", "")), str(line.get("message", "")))
                 return
             # reasoning, hb and events newer than this client: nothing to show
 

@@ -20,19 +20,19 @@ mutant = mutant_registrar("driver")
 
 @mutant(
     "anthropic-ignores-error-events",
-    "An error event is skipped like any unknown event, and when the body ends the turn is "
-    "reported finished (end_turn), so a failed turn reads as a complete answer.",
+    "An error event is skipped like any unknown event, and when the body then ends before the "
+    "turn does the turn is reported finished (end_turn), so a failed turn reads as a complete "
+    "answer.",
 )
 class IgnoresErrorEvents(AnthropicAgentDriver):
     def turn(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        ended = False
         for output in super().turn(_without_errors(chunks)):
             if isinstance(output, ErrorReport):
-                break  # the body ended early: taken as the end of the answer
-            ended = ended or isinstance(output, TurnEnd)
+                # the body ended early: taken as the end of the answer (a body that ends while
+                # the turn goes on, after a tool_use stop, is no failure and keeps no turn end)
+                yield TurnEnd("end_turn")
+                return
             yield output
-        if not ended:
-            yield TurnEnd("end_turn")
 
 
 def _without_errors(chunks: Iterator[str]) -> Iterator[str]:

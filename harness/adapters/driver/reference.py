@@ -108,6 +108,7 @@ class AnthropicDriver:
                 yield from self.finish(blocks.get(data["index"]))
             elif kind == "message_delta":
                 stop_reason = data.get("delta", {}).get("stop_reason") or "end_turn"
+                in_message = False  # the message said why it stopped: a body ending now is whole
                 for index in sorted(blocks):  # cut short (max_tokens): the calls end here
                     yield from self.finish(blocks[index])
             elif kind == "message_stop":

@@ -1,7 +1,7 @@
 # Two commands on a fresh machine with Python 3.11 and make:
 #   make demo   the built-in scenario library against every bundled adapter
 #   make test   the test suite: every property, each with a fixed seed and a sample of its cases
-#               (under 3 minutes on two cores, once installed)
+#               (about ten minutes on two cores, once installed)
 # and for contributors:
 #   make examples   build the Go example consumers (needs go; the JavaScript one needs no build)
 #   make test-fast   make test without the tests marked slow (subprocesses, the whole library,
@@ -9,7 +9,7 @@
 #   make test-exhaustive   what make test samples, all of it: the tests marked exhaustive (every
 #                    mutant explored, every quirk case through the process drivers) and every
 #                    hypothesis property at its whole budget of random examples; CI runs it after
-#                    make test (about 15 minutes on two cores)
+#                    make test (about 30 minutes on two cores)
 #   make test-litellm   the litellm adapter's tests, in a second environment
 PYTHON ?= python3
 VENV := .venv

@@ -210,7 +210,7 @@ def _shares_ids(scenario: SessionScenario) -> bool:
 def test_a_bug_only_ids_reused_across_sessions_show_is_caught():
     mutant = BUNDLED["session-mutant-message-start-reuses-known-id"]
     everyone = [s for s in library() if s.layer == "session"]
-    # the library also has scenarios that reuse ids as written (w-session's
+    # the library also has scenarios that reuse ids as written (such as
     # sessions-reuse-message-and-call-ids): those catch it plain, the others only once varied
     written = [s for s in everyone if _shares_ids(s)]
     assert written and all(replay(s, mutant).status == "fail" for s in written)

@@ -120,7 +120,8 @@ def test_a_mutant_only_a_quirk_shows_fails_exactly_the_cases_with_it() -> None:
     info = BUNDLED[USAGE_MUTANT]
     cases = cases_for([PARALLEL], info)
     failed = {c.case_id for c in cases if replay(c, info).status == "fail"}
-    shown = {c.case_id for c in cases if empty_choices(c)}
+    # a per-call mutant skips the cases judged only per message (interleaved fragments)
+    shown = {c.case_id for c in cases if empty_choices(c) and not per_message_only(c)}
     assert failed == shown and "parallel-calls[openai-chat+usage_chunk]" in shown
 
 
@@ -180,9 +181,9 @@ def chat_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> 
 def test_the_plugin_collects_one_item_per_case(chat_project: pytest.Pytester) -> None:
     result = chat_project.runpytest("-p", "no:cacheprovider", f"--harness-adapter={USAGE_MUTANT}")
     cases = cases_for([PARALLEL], BUNDLED[USAGE_MUTANT])
-    failing = [c for c in cases if empty_choices(c)]
     # the mutant passes calls on per call: the cases judged only per message are skipped
     skipped = [c for c in cases if per_message_only(c)]
+    failing = [c for c in cases if empty_choices(c) and not per_message_only(c)]
     assert skipped and not set(map(id, skipped)) & set(map(id, failing))
     result.assert_outcomes(
         passed=len(cases) - len(failing) - len(skipped), failed=len(failing), skipped=len(skipped)
@@ -222,7 +223,8 @@ def test_an_adapter_from_the_fixture_runs_every_case_in_one_item(
     result = chat_project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
-    failing = sum(empty_choices(c) for c in cases_for([PARALLEL], BUNDLED[USAGE_MUTANT]))
+    cases = cases_for([PARALLEL], BUNDLED[USAGE_MUTANT])
+    failing = sum(empty_choices(c) and not per_message_only(c) for c in cases)
     assert f"{failing} of the scenario's" in out
     assert "parallel-calls[openai-chat+usage_chunk]" in out
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from harness.adapters.driver.reference import FINISH_REASONS, closing, events, strict_json
 from harness.adapters.libs import require
 from harness.adapters.libs._reasons import turn_end
-from harness.model.driver import DriverOutput, TextOut, ToolCallOut
+from harness.model.driver import DriverOutput, ErrorReport, TextOut, ToolCallOut
 from harness.wire import DONE
 
 
@@ -32,14 +32,25 @@ class LiteLLMChunkBuilder:
         from litellm.types.utils import ModelResponseStream
 
         received = []
+        done = False
         for _, data in events(chunks):
             if data is DONE:
+                done = True
                 break
+            if isinstance(data, dict) and "error" in data:
+                # this wrapper reads the body itself, in place of litellm's HTTP client, which
+                # raises on an error object: the reading is ours, so surfacing it is too
+                yield ErrorReport(str(data["error"]))
+                return
             chunk = ModelResponseStream(**data)
             received.append(chunk)
             for choice in chunk.choices[:1]:
                 if choice.delta.content:
                     yield TextOut(choice.delta.content)
+        finished = any(c.choices and c.choices[0].finish_reason for c in received)
+        if not (done or finished):  # the body ended before the turn: our reading sees the cut
+            yield ErrorReport("the body ended before the turn did")
+            return
         response = litellm.stream_chunk_builder(received) if received else None
         if response is None:
             return

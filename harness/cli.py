@@ -668,25 +668,98 @@ def _matrix_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", metavar="FILE", help="write to FILE instead of printing (docs/conformance.md)"
     )
+    parser.add_argument(
+        "--library",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this library (repeatable); the others are left out of the output",
+    )
+    parser.add_argument(
+        "--from",
+        dest="parts",
+        nargs="+",
+        default=[],
+        metavar="PART.json",
+        help="run nothing: merge the JSON parts other environments wrote (--format json) into "
+        "one document",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 when a cause is not explained, or an installed library's explanation "
+        "covers no cause (the output is written all the same)",
+    )
 
 
 @command(
     "matrix",
-    help="every installed consumer library against the built-in driver scenarios",
+    help="every installed consumer library against every case of the built-in driver scenarios",
     arguments=_matrix_arguments,
 )
 def cmd_matrix(args: argparse.Namespace) -> int:
+    from harness.adapters.libs import libraries
     from harness.library import library_path
-    from harness.matrix import render_json, render_markdown, run_libraries
+    from harness.matrix import (
+        document,
+        merge,
+        problems,
+        render_json,
+        render_markdown,
+        run_libraries,
+    )
 
+    if args.parts and (args.library or args.check):
+        raise UsageError("--from merges parts already run: --library and --check do not apply")
     out = output_file(args.out, what="the matrix") if args.out else None
-    runs = run_libraries(_load([str(library_path() / "driver")]))
-    text = render_json(runs) if args.format == "json" else render_markdown(runs)
+    found: list[str] = []
+    if args.parts:
+        parts = [_matrix_part(path) for path in args.parts]
+        try:
+            doc = merge(parts, args.parts)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    else:
+        known = {library.name: library for library in libraries()}
+        unknown = [name for name in args.library if name not in known]
+        if unknown:
+            raise UsageError(
+                f"--library: no library named {', '.join(unknown)}; known: {', '.join(known)}"
+            )
+        chosen = [known[name] for name in dict.fromkeys(args.library)] or None
+        runs = run_libraries(_load([str(library_path() / "driver")]), chosen)
+        doc = document(runs)
+        found = problems(runs) if args.check else []
+    text = render_json(doc) if args.format == "json" else render_markdown(doc)
     if out is not None:
         write_output(out, text, what="the matrix")
     else:
         print(text, end="")
-    return EXIT_OK
+    for problem in found:
+        print(f"matrix: {problem}", file=sys.stderr)
+    return EXIT_FAILED if found else EXIT_OK
+
+
+def _matrix_part(path: str) -> Any:
+    part = _read_json(path, "a matrix part")
+    entries = part.get("libraries") if isinstance(part, dict) else None
+    if not isinstance(entries, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("name"), str) for e in entries
+    ):
+        raise UsageError(
+            f"{path}: not a matrix part: it should be what `harness matrix --format json` writes"
+        )
+    return part
+
+
+def _read_json(path: str, what: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: not {what} (JSON): {exc}") from None
 
 
 def _header(text: str) -> tuple[str, str]:

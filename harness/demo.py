@@ -11,6 +11,7 @@ from harness.replay import cases_to_run, run_cases
 from harness.replay.result import ScenarioResult
 from harness.results.causes import group_causes
 from harness.scenario import Scenario
+from harness.scenario.cases import NONE
 
 
 @dataclass(frozen=True)
@@ -220,4 +221,4 @@ def render_libraries(scenarios: Sequence[Scenario]) -> str | None:
 
     if not any(s.layer == "driver" for s in scenarios):
         return None
-    return render_summary(run_libraries(scenarios))
+    return render_summary(run_libraries(scenarios, quirks=NONE))

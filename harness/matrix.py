@@ -1,32 +1,64 @@
 """Real consumer libraries against the built-in driver scenarios: ``harness matrix``.
 
-Runs the adapter of every installed library in ``harness.adapters.libs.LIBRARIES`` over the
-driver scenarios and puts each failure next to its plain-words explanation
-(``harness.adapters.libs.explanations``). A scenario tagged ``gateway`` holds a shape that only
-gateways, proxies and other vendors' compatible servers send; its results are counted and listed
-apart from those of first-party shapes. A library that is not installed is listed with the
-extra that installs it. The output holds no timings and no paths, so it can be committed
-(``docs/conformance.md``) and diffed when a library's behaviour changes.
+Runs the adapter of each installed library in ``harness.adapters.libs.libraries()`` over every
+quirk case of the driver scenarios in its dialect, groups the failures into root causes
+(``harness.results.causes``) and the causes into bugs: each bug is one written explanation
+(``harness.adapters.libs.explanations``) covering the causes it makes, reproduced without the
+harness by its script in ``docs/reproductions``. A cause whose cases all hold shapes only
+gateways, proxies and other vendors' compatible servers send is a gateway cause, counted and
+listed apart from first-party ones.
+
+Libraries whose pins conflict cannot share one environment: each environment writes its part
+(``--format json``), and ``--from`` merges the parts into one document (``make matrix`` runs
+every environment, see ``noxfile.py``, and writes ``docs/conformance.md`` and
+``docs/conformance.json``). The output holds no timings and no paths of this machine, so it is
+committed and diffed when a library's behaviour, or a rule, changes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from harness.adapters.libs import Library, install_hint
 from harness.adapters.libs import libraries as all_libraries
-from harness.adapters.libs.explanations import EXPLANATIONS
+from harness.adapters.libs.explanations import Explanation, explanation_of, explanations
 from harness.adapters.registry import resolve_adapter
 from harness.model.driver_run import declared_contract
-from harness.replay import run_cases
+from harness.replay import cases_to_run, run_cases
 from harness.replay.result import ScenarioResult
-from harness.results.causes import Origin, origin
+from harness.results.causes import Cause, group_causes, origin
 from harness.scenario import Scenario
+from harness.scenario.cases import ALL, Selection
 
-#: how many violation messages a generic explanation quotes
-_QUOTED = 3
+ORIGINS = ("first-party", "gateway")
+STATUSES = ("pass", "fail", "error", "skip")
+
+
+@dataclass(frozen=True)
+class Bug:
+    """One explanation and the causes it covers in one library's run."""
+
+    explanation: Explanation
+    causes: tuple[Cause, ...]
+
+    @property
+    def origin(self) -> str:
+        return "first-party" if any(c.origin == "first-party" for c in self.causes) else "gateway"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.explanation.id,
+            "origin": self.origin,
+            "explanation": self.explanation.text,
+            "reproduction": self.explanation.reproduction.as_posix(),
+            "cases": sum(len(c.cases) for c in self.causes),
+            "rules": sorted({c.rule for c in self.causes}),
+            "causes": [c.to_json() for c in self.causes],
+        }
 
 
 @dataclass(frozen=True)
@@ -42,23 +74,64 @@ class LibraryRun:
     def installed(self) -> bool:
         return self.version is not None
 
-    def count(self, status: str) -> int:
-        return sum(r.status == status for r in self.results)
+    def causes(self) -> list[Cause]:
+        return group_causes(r for r in self.results if r.status in ("fail", "error"))
 
-    @property
-    def failed(self) -> tuple[ScenarioResult, ...]:
-        return tuple(r for r in self.results if r.status in ("fail", "error"))
+    def bugs(self) -> tuple[list[Bug], list[Cause]]:
+        """The explained causes grouped by explanation (in the order the explanations were
+        registered), and the causes no explanation covers."""
+        covered: dict[str, list[Cause]] = {}
+        unexplained = []
+        for cause in self.causes():
+            found = explanation_of(self.library.name, cause.scenario, cause.rule, cause.triggers)
+            if found is None:
+                unexplained.append(cause)
+            else:
+                covered.setdefault(found.id, []).append(cause)
+        bugs = [
+            Bug(e, tuple(covered[e.id])) for e in explanations(self.library.name) if e.id in covered
+        ]
+        return bugs, unexplained
 
-    def failed_from(self, where: Origin) -> tuple[ScenarioResult, ...]:
-        return tuple(r for r in self.failed if origin(r) == where)
+    def idle_explanations(self) -> list[Explanation]:
+        """The library's explanations that cover no cause of this run: the library (or a rule)
+        changed, and the explanation no longer says what happens."""
+        bugs, _ = self.bugs()
+        used = {b.explanation.id for b in bugs}
+        return [e for e in explanations(self.library.name) if e.id not in used]
+
+    def case_counts(self) -> dict[str, dict[str, int]]:
+        counts: Counter[tuple[str, str]] = Counter((origin(r), r.status) for r in self.results)
+        return {o: {s: counts[o, s] for s in STATUSES} for o in ORIGINS}
+
+    def to_json(self) -> dict[str, object]:
+        entry: dict[str, object] = {
+            "name": self.library.name,
+            "version": self.version,
+            "adapter": self.library.adapter,
+            "runtime": self.library.runtime,
+            "extra": self.library.extra,
+            "contract": self.contract,
+        }
+        if not self.installed:
+            entry["install"] = install_hint(self.library.extra)
+            return entry
+        bugs, unexplained = self.bugs()
+        entry["cases"] = self.case_counts()
+        entry["bugs"] = [b.to_json() for b in bugs]
+        entry["unexplained"] = [c.to_json() for c in unexplained]
+        return entry
 
 
 def run_libraries(
-    scenarios: Sequence[Scenario], libraries: Sequence[Library] | None = None
+    scenarios: Sequence[Scenario],
+    libraries: Sequence[Library] | None = None,
+    *,
+    quirks: Selection = ALL,
 ) -> list[LibraryRun]:
     """Every installed library's adapter (default: ``libraries()``, the bundled ones and those
-    of the entry-point group ``streamharness.adapters``) over the driver scenarios among
-    ``scenarios``."""
+    of the entry-point group ``streamharness.adapters``) over the cases of the driver scenarios
+    among ``scenarios`` that ``quirks`` selects (every quirk case, by default)."""
     driver = [s for s in scenarios if s.layer == "driver"]
     runs = []
     for library in all_libraries() if libraries is None else libraries:
@@ -68,134 +141,213 @@ def run_libraries(
             continue
         adapter = resolve_adapter(library.adapter)
         contract = str(declared_contract(adapter.factory()))
-        runs.append(LibraryRun(library, version, contract, tuple(run_cases(driver, adapter))))
+        cases = cases_to_run(driver, adapter, quirks=quirks) if driver else []
+        runs.append(LibraryRun(library, version, contract, tuple(run_cases(cases, adapter))))
     return runs
 
 
-def written_explanation(library: str, scenario: str) -> str | None:
-    return EXPLANATIONS.get((library, scenario))
-
-
-def explanation(run: LibraryRun, result: ScenarioResult) -> str | None:
-    """What happened, in plain words: the written one, or one built from the violations."""
-    if result.status == "pass":
-        return None
-    if result.status == "skip":
-        return result.skip_reason
-    written = written_explanation(run.library.name, result.scenario.id)
-    if written is not None:
-        return written
-    if result.status == "error":
-        return f"Not explained yet. The replay ended in an error: {result.error}"
-    messages = list(dict.fromkeys(v.message for v in result.violations))
-    quoted = "; ".join(messages[:_QUOTED])
-    more = f" (and {len(messages) - _QUOTED} more)" if len(messages) > _QUOTED else ""
-    return f"Not explained yet. The harness found: {quoted}{more}."
-
-
-def to_json(runs: Sequence[LibraryRun]) -> dict[str, object]:
-    libraries = []
+def problems(runs: Iterable[LibraryRun]) -> list[str]:
+    """What ``harness matrix --check`` refuses: a cause no explanation covers, and an
+    explanation of an installed library that covers no cause."""
+    found = []
     for run in runs:
-        entry: dict[str, object] = {
-            "name": run.library.name,
-            "version": run.version,
-            "adapter": run.library.adapter,
-            "contract": run.contract,
-            "results": [
-                {
-                    "scenario": r.scenario.id,
-                    "status": r.status,
-                    "origin": origin(r),
-                    "rules": list(r.rules_broken),
-                    "explanation": explanation(run, r),
-                }
-                for r in run.results
-            ],
-        }
         if not run.installed:
-            entry["install"] = install_hint(run.library.extra)
-        libraries.append(entry)
-    return {"libraries": libraries}
+            continue
+        name = run.library.name
+        for cause in run.bugs()[1]:
+            found.append(
+                f"{name}: cause {cause.key} ({len(cause.cases)} cases, smallest "
+                f"{_case_id(cause)}) is not explained: {cause.message}"
+            )
+        for idle in run.idle_explanations():
+            found.append(f"{name}: explanation {idle.id!r} covers no cause of this run")
+    return found
 
 
-def render_json(runs: Sequence[LibraryRun]) -> str:
-    return json.dumps(to_json(runs), indent=2) + "\n"
+def _case_id(cause: Cause) -> str:
+    return str(getattr(cause.smallest.scenario, "case_id", cause.scenario))
 
 
-def _failed(run: LibraryRun, word: str = "") -> str:
-    """Failures on first-party shapes, then those behind gateways: ``2 (+3 gateway)``, or with
-    ``word``, ``2 failed (+3 gateway)``."""
-    first, behind = len(run.failed_from("first-party")), len(run.failed_from("gateway"))
-    return f"{first}{word}" + (f" (+{behind} gateway)" if behind else "")
+# -- the document, from runs or from the parts other environments wrote -------------------------
 
 
-def _counts(run: LibraryRun) -> str:
-    return f"{run.count('pass')} passed, {_failed(run, ' failed')}, {run.count('skip')} skipped"
+def document(runs: Iterable[LibraryRun]) -> dict[str, Any]:
+    return {"libraries": [run.to_json() for run in runs]}
 
 
-def _failure_lines(run: LibraryRun, results: Sequence[ScenarioResult]) -> list[str]:
-    lines = []
-    for result in results:
-        rules = ", ".join(f"`{rule}`" for rule in result.rules_broken) or "error"
-        lines += ["", f"- **{result.scenario.id}** ({rules}): {explanation(run, result)}"]
-    return lines
+def merge(parts: Iterable[Mapping[str, Any]], where: Sequence[str] = ()) -> dict[str, Any]:
+    """One document of the parts (``document``s) that environments wrote, each library in the
+    order ``libraries()`` lists them (others after, by name): an installed entry is kept over a
+    not-installed one, and a library installed in two parts must agree."""
+    entries: dict[str, dict[str, Any]] = {}
+    for number, part in enumerate(parts):
+        for entry in part["libraries"]:
+            name = entry["name"]
+            kept = entries.get(name)
+            if kept is None or kept.get("version") is None:
+                entries[name] = dict(entry)
+            elif entry.get("version") is not None and entry != kept:
+                source = where[number] if number < len(where) else f"part {number + 1}"
+                raise ValueError(f"{source}: {name} differs from an earlier part's run of it")
+    order = {library.name: n for n, library in enumerate(all_libraries())}
+    for library in all_libraries():
+        entries.setdefault(
+            library.name,
+            LibraryRun(library, None, None, ()).to_json(),
+        )
+    ranked = sorted(entries.values(), key=lambda e: (order.get(e["name"], len(order)), e["name"]))
+    return {"libraries": ranked}
 
 
-def render_markdown(runs: Sequence[LibraryRun]) -> str:
+def render_json(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _bugs(entry: Mapping[str, Any], where: str) -> list[Mapping[str, Any]]:
+    return [b for b in entry.get("bugs", ()) if b["origin"] == where]
+
+
+def _cases(entry: Mapping[str, Any], status: str, where: str | None = None) -> int:
+    counts = entry.get("cases", {})
+    return sum(counts[o][status] for o in ORIGINS if o in counts and where in (None, o))
+
+
+def _case_text(entry: Mapping[str, Any]) -> str:
+    failed = _cases(entry, "fail") + _cases(entry, "error")
+    return f"{_cases(entry, 'pass')} passed, {failed} failed, {_cases(entry, 'skip')} skipped"
+
+
+def _bug_count(bugs: Sequence[Mapping[str, Any]]) -> str:
+    if not bugs:
+        return "0"
+    causes = sum(len(b["causes"]) for b in bugs)
+    return f"{len(bugs)} ({causes} {'cause' if causes == 1 else 'causes'})"
+
+
+INTRO = """\
+Each library's own streaming code, wrapped by an adapter in `harness/adapters/libs/`, replayed
+over every case of the built-in driver scenarios in the library's dialect: each scenario as
+written and with each quirk servers are seen to add (the quirk cross product). The contract
+says when the library hands a tool call to its user: as soon as the call is complete
+(per-call) or with the whole message at the end (per-message). Cases the dialect cannot carry
+are skipped and only counted.
+
+The failures are grouped into root causes (one bug that fails many cases is one cause per
+scenario and rule it breaks), and the causes into bugs: each bug is said in plain words, what
+the library did and what its user sees, and reproduced without the harness by the script
+named beside it. A bug is first-party when a first-party server's shape brings out any of its
+causes; one seen only on shapes gateways, proxies and other vendors' compatible servers send is
+listed apart, under "Behind gateways and proxies".
+"""
+
+
+def render_markdown(doc: Mapping[str, Any]) -> str:
+    entries = doc["libraries"]
     lines = [
         "# Real consumer libraries against the driver scenarios",
         "",
-        "<!-- Generated: harness matrix --format markdown --out docs/conformance.md -->",
+        "<!-- Generated by `make matrix` (noxfile.py): do not edit. -->",
         "",
-        "Each library's own streaming code, wrapped by an adapter in `harness/adapters/libs/`,",
-        "replayed over the built-in driver scenarios. The contract says when the library hands a",
-        "tool call to its user: as soon as the call is complete (per-call) or with the whole",
-        "message at the end (per-message). Scenarios its dialect cannot carry are skipped and",
-        "only counted. A failure is what the rules found; the explanation says what the library",
-        "did and what its user would see. Failures on shapes that only gateways, proxies and",
-        "other vendors' compatible servers send (scenarios tagged `gateway`) are counted apart,",
-        'as `(+N gateway)`, and listed under "Behind gateways and proxies".',
-        "",
-        "| library | version | contract | passed | failed | skipped |",
+        INTRO,
+        "| library | version | contract | cases | first-party bugs | gateway bugs |",
         "|---|---|---|---|---|---|",
     ]
-    for run in runs:
-        if run.installed:
-            lines.append(
-                f"| {run.library.name} | {run.version} | {run.contract} | {run.count('pass')} "
-                f"| {_failed(run)} | {run.count('skip')} |"
-            )
-        else:
-            lines.append(
-                f"| {run.library.name} | not installed: `{install_hint(run.library.extra)}` | | | | |"
-            )
-    for run in runs:
-        lines += ["", f"## {run.library.name} {run.version or '(not installed)'}", ""]
-        lines.append(f"Adapter `{run.library.adapter}`.")
-        if not run.installed:
-            lines.append(f"Not installed here: `{install_hint(run.library.extra)}`.")
+    for entry in entries:
+        name = entry["name"]
+        if entry.get("version") is None:
+            lines.append(f"| {name} | not installed: `{entry['install']}` | | | | |")
             continue
-        lines.append(f"Contract: {run.contract}. {_counts(run)}.")
-        first, behind = run.failed_from("first-party"), run.failed_from("gateway")
-        if behind and not first:
-            lines += ["", "No failure on what first-party servers send."]
-        lines += _failure_lines(run, first)
-        if behind:
-            lines += ["", "**Behind gateways and proxies** (shapes no first-party server sends):"]
-            lines += _failure_lines(run, behind)
+        lines.append(
+            f"| [{name}](#{_anchor(name)}) | {entry['version']} | {entry['contract']} "
+            f"| {_case_text(entry)} | {_bug_count(_bugs(entry, 'first-party'))} "
+            f"| {_bug_count(_bugs(entry, 'gateway'))} |"
+        )
+    for entry in entries:
+        lines += _library_section(entry)
     return "\n".join(lines) + "\n"
 
 
+def _anchor(name: str) -> str:
+    return f"lib-{name}"
+
+
+def _library_section(entry: Mapping[str, Any]) -> list[str]:
+    name = entry["name"]
+    lines = ["", f'<a id="{_anchor(name)}"></a>', "", f"## {name} {entry.get('version') or ''}"]
+    lines += ["", f"Adapter `{entry['adapter']}`."]
+    if entry.get("version") is None:
+        return [*lines, f"Not installed when the matrix was made: `{entry['install']}`."]
+    lines[-1] += f" Contract: {entry['contract']}. {_case_text(entry)}."
+    first, behind = _bugs(entry, "first-party"), _bugs(entry, "gateway")
+    if not first:
+        lines += ["", "No bug on what first-party servers send."]
+    lines += _bug_lines(first)
+    if behind:
+        lines += ["", "### Behind gateways and proxies", ""]
+        lines.append("Shapes no first-party server of the dialect sends.")
+        lines += _bug_lines(behind)
+    if entry["unexplained"]:
+        lines += ["", "### Not explained yet", ""]
+        for cause in entry["unexplained"]:
+            lines.append(f"- {_cause_line(cause)}: {cause['message']}")
+    return lines
+
+
+def _bug_lines(bugs: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = []
+    for bug in bugs:
+        causes = bug["causes"]
+        smallest = min(causes, key=lambda c: (_quirk_count(c), c["smallest_case"]))
+        rules = ", ".join(f"`{r}`" for r in bug["rules"])
+        lines += [
+            "",
+            f"- **{bug['id']}** ({rules}; {len(causes)} "
+            f"{'cause' if len(causes) == 1 else 'causes'}, {bug['cases']} cases; smallest "
+            f"`{smallest['smallest_case']}`): {bug['explanation']} Reproduced by "
+            f"[{bug['reproduction']}](../{bug['reproduction']}).",
+            "",
+            "  <details><summary>its causes</summary>",
+            "",
+        ]
+        lines += [f"  - {_cause_line(c)}" for c in causes]
+        lines += ["", "  </details>"]
+    return lines
+
+
+def _quirk_count(cause: Mapping[str, Any]) -> int:
+    return min(len(t) for t in cause["triggers"])
+
+
+def _cause_line(cause: Mapping[str, Any]) -> str:
+    triggers = cause["triggers"]
+    when = "as written" if [] in triggers else "under " + " or ".join("+".join(t) for t in triggers)
+    gateway = ", gateway" if cause["origin"] == "gateway" else ""
+    return (
+        f"`{cause['cause']}` ({cause['cases']} cases{gateway}, {when}; "
+        f"smallest `{cause['smallest_case']}`)"
+    )
+
+
 def render_summary(runs: Sequence[LibraryRun]) -> str:
-    """One line per library, for ``harness demo``."""
+    """One line per library, for ``harness demo``, which runs the scenarios as written (the
+    matrix runs every quirk case of them)."""
     width = max(len(run.library.name) for run in runs)
     versions = max(len(run.version or "") for run in runs)
-    lines = ["Real consumer libraries (harness matrix; details in docs/conformance.md):"]
+    lines = [
+        "Real consumer libraries over the scenarios as written (every quirk case of them: "
+        "harness matrix, docs/conformance.md):"
+    ]
     for run in runs:
         name = f"{run.library.name:<{width}}"
         if run.installed:
             version = f"{run.version:<{versions}}"
-            lines.append(f"  {name}  {version}  {run.contract:<11}  {_counts(run)}")
+            entry = {"cases": run.case_counts()}
+            failed = _cases(entry, "fail") + _cases(entry, "error")
+            behind = _cases(entry, "fail", "gateway") + _cases(entry, "error", "gateway")
+            lines.append(
+                f"  {name}  {version}  {run.contract:<11}  {_cases(entry, 'pass')} passed, "
+                f"{failed - behind} failed (+{behind} gateway), {_cases(entry, 'skip')} skipped"
+            )
         else:
             lines.append(f"  {name}  not installed: {install_hint(run.library.extra)}")
     return "\n".join(lines)

@@ -1,0 +1,143 @@
+"""What each library gets wrong, in plain words: one explanation per bug, covering every root
+cause of the matrix that bug makes.
+
+A library's module here (its name is the library's adapter module's, e.g. ``openai_chat``)
+registers its explanations with ``explain``. An explanation says what the library did, what its
+user sees and the upstream report where one exists, and it names the causes it covers by what
+they share: the scenarios, the rules broken, the quirks that bring them out. A cause (see
+``harness.results.causes``) is explained by the first of its library's explanations that covers
+it, in the order they were registered, so a narrow explanation goes before a broad one.
+
+Each explanation is reproduced without the harness by ``docs/reproductions/LIBRARY/ID.py``, a
+script that exits 0 when the library still does what the explanation says. ``harness matrix
+--check`` fails on a cause no explanation covers and on an explanation of an installed library
+that covers no cause; ``tests/libs/test_reproductions.py`` runs the scripts and fails on an
+explanation without its script, or a script without its explanation.
+
+>>> e = Explanation("x", "glued-names", "...", quirks=frozenset({"name_every_chunk"}))
+>>> e.covers("s", "strict-assembly", (("name_every_chunk",),))
+True
+>>> e.covers("s", "strict-assembly", ((),))
+False
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: where the scripts that reproduce each explanation live: ``REPRODUCTIONS/LIBRARY/ID.py``
+REPRODUCTIONS = Path("docs") / "reproductions"
+
+_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One bug of one library, and which causes it makes."""
+
+    library: str
+    #: unique within the library, lowercase words joined by hyphens: the name of its
+    #: reproduction script
+    id: str
+    #: what the library did, what its user sees, the upstream report
+    text: str
+    #: the causes' scenarios (None: any)
+    scenarios: frozenset[str] | None = None
+    #: the rules the causes break (None: any)
+    rules: frozenset[str] | None = None
+    #: each of the cause's smallest quirk sets holds one of these (None: any, including the
+    #: scenario as written)
+    quirks: frozenset[str] | None = None
+    #: the cause shows on the scenario as written (True), only under quirks (False), or either
+    as_written: bool | None = None
+
+    @property
+    def reproduction(self) -> Path:
+        """The script that reproduces it, relative to the project's root."""
+        return REPRODUCTIONS / self.library / f"{self.id}.py"
+
+    def covers(self, scenario: str, rule: str, triggers: Sequence[tuple[str, ...]]) -> bool:
+        """Whether a cause of ``scenario`` breaking ``rule``, brought out by the quirk sets
+        ``triggers`` (``((),)``: as written), is this bug."""
+        if self.scenarios is not None and scenario not in self.scenarios:
+            return False
+        if self.rules is not None and rule not in self.rules:
+            return False
+        written = () in triggers
+        if self.as_written is not None and written != self.as_written:
+            return False
+        if self.quirks is not None:
+            return not written and all(self.quirks & set(t) for t in triggers)
+        return True
+
+
+_REGISTERED: dict[str, list[Explanation]] = {}
+
+
+def explain(
+    libraries: str | Iterable[str],
+    id: str,
+    text: str,
+    *,
+    scenarios: Collection[str] | None = None,
+    rules: Collection[str] | None = None,
+    quirks: Collection[str] | None = None,
+    as_written: bool | None = None,
+) -> None:
+    """Register one bug of each of ``libraries`` (several when libraries share the code that
+    has it, e.g. two adapters over one SDK). ``text`` is written as a paragraph; its line
+    breaks and indentation are folded into single spaces."""
+    names = [libraries] if isinstance(libraries, str) else list(libraries)
+    if not _ID.match(id):
+        raise ValueError(f"explanation id {id!r}: lowercase words joined by hyphens")
+    for library in names:
+        known = _REGISTERED.setdefault(library, [])
+        if any(e.id == id for e in known):
+            raise ValueError(f"{library}: two explanations are named {id!r}")
+        known.append(
+            Explanation(
+                library,
+                id,
+                " ".join(text.split()),
+                None if scenarios is None else frozenset(scenarios),
+                None if rules is None else frozenset(rules),
+                None if quirks is None else frozenset(quirks),
+                as_written,
+            )
+        )
+
+
+_loaded = False
+
+
+def _load() -> None:
+    """Import every module of this package once: each registers its library's explanations."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+        importlib.import_module(f"{__name__}.{module}")
+
+
+def explanations(library: str) -> tuple[Explanation, ...]:
+    """The library's explanations, in the order they were registered."""
+    _load()
+    return tuple(_REGISTERED.get(library, ()))
+
+
+def all_explanations() -> tuple[Explanation, ...]:
+    _load()
+    return tuple(e for known in _REGISTERED.values() for e in known)
+
+
+def explanation_of(
+    library: str, scenario: str, rule: str, triggers: Sequence[tuple[str, ...]]
+) -> Explanation | None:
+    """The first of the library's explanations that covers the cause, or None."""
+    return next((e for e in explanations(library) if e.covers(scenario, rule, triggers)), None)

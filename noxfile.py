@@ -1,0 +1,68 @@
+"""The conformance matrix's environments (``make matrix``; nox, with uv where it is installed).
+
+Consumer libraries pin conflicting versions (litellm wants an older ``openai`` than pydantic-ai's
+models; agent frameworks pin their own SDKs), so each extra of streamharness that installs
+libraries gets an environment of its own: ``nox -s "lib-EXTRA"`` installs ``.[test,EXTRA]``
+(its pins are in pyproject.toml), runs every library of that extra over every case of the
+driver scenarios into ``build/matrix/EXTRA.json`` (failing on a cause no explanation covers, or
+an explanation that covers no cause), and runs the library tests there: the adapters' own and
+each explanation's reproduction. ``nox -s merge`` then writes ``docs/conformance.md`` and
+``docs/conformance.json`` from the parts; ``nox`` alone runs every environment, then the merge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+from harness.adapters.libs import LIBRARIES
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.error_on_missing_interpreters = True
+
+ROOT = Path(__file__).resolve().parent
+PARTS = ROOT / "build" / "matrix"
+
+#: extra -> the libraries it installs, in the matrix's order
+EXTRAS: dict[str, list[str]] = {}
+for _library in LIBRARIES:
+    if _library.runtime == "python":
+        EXTRAS.setdefault(_library.extra, []).append(_library.name)
+
+nox.options.sessions = [*(f"lib-{extra}" for extra in EXTRAS), "merge"]
+
+
+def _library_session(extra: str, names: list[str]) -> None:
+    @nox.session(name=f"lib-{extra}")
+    def run(session: nox.Session) -> None:
+        session.install("-e", f".[test,{extra}]")
+        PARTS.mkdir(parents=True, exist_ok=True)
+        part = PARTS / f"{extra}.json"
+        part.unlink(missing_ok=True)  # a failed run leaves no stale part behind
+        chosen = [f"--library={name}" for name in names]
+        session.run("harness", "matrix", *chosen, "--format=json", f"--out={part}", "--check")
+        # the tests of libraries not installed here skip; these never all do
+        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/libs")
+
+    run.__doc__ = f"{', '.join(names)}: the matrix part and the library tests"
+
+
+for _extra, _names in EXTRAS.items():
+    _library_session(_extra, _names)
+
+
+@nox.session(python=False)
+def merge(session: nox.Session) -> None:
+    """docs/conformance.md and docs/conformance.json from every part in build/matrix."""
+    parts = sorted(str(p) for p in PARTS.glob("*.json"))
+    expected = {f"{extra}.json" for extra in EXTRAS}
+    missing = sorted(expected - {Path(p).name for p in parts})
+    if missing:
+        session.error(f"no part for {', '.join(missing)}: run their lib- sessions first")
+    out = ROOT / "docs"
+    for name, form in (("conformance.json", "json"), ("conformance.md", "markdown")):
+        session.run(
+            "harness", "matrix", "--from", *parts, f"--format={form}", f"--out={out / name}"
+        )

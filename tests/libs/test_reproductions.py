@@ -1,0 +1,79 @@
+"""Every explanation in the matrix is reproduced without the harness, by its own script, and
+every script reproduces an explanation: ``docs/reproductions/LIBRARY/ID.py`` for the explanation
+``ID`` of ``LIBRARY`` (``harness.adapters.libs.explanations``). A script exits 0 when the library
+still does what its explanation says (and prints what it saw); it fails (with its assertion)
+once the library is fixed, and then the explanation and its script go.
+
+The scripts of the libraries installed here run; the others are run by their matrix
+environments (noxfile.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.adapters.libs import Library, libraries
+from harness.adapters.libs.explanations import REPRODUCTIONS, Explanation, explanations
+
+ROOT = Path(__file__).resolve().parents[2]
+FOLDER = ROOT / REPRODUCTIONS
+
+
+def scripts(library: str) -> set[str]:
+    return {path.stem for path in (FOLDER / library).glob("*.py")}
+
+
+def test_every_explanation_has_its_reproduction_and_every_reproduction_its_explanation() -> None:
+    known = {library.name for library in libraries()}
+    strays = sorted(
+        path.relative_to(ROOT).as_posix()
+        for path in FOLDER.iterdir()
+        if path.name not in known and path.name != "README.md"
+    )
+    assert not strays, f"not a library's folder of reproductions: {strays}"
+    missing, orphans = [], []
+    for name in sorted(known):
+        ids = {e.id for e in explanations(name)}
+        missing += [f"{name}/{i}.py" for i in sorted(ids - scripts(name))]
+        orphans += [f"{name}/{s}.py" for s in sorted(scripts(name) - ids)]
+    assert not missing, f"explanations without their script in {REPRODUCTIONS}: {missing}"
+    assert not orphans, f"scripts in {REPRODUCTIONS} without their explanation: {orphans}"
+
+
+def _cases() -> list[object]:
+    cases = []
+    for library in libraries():
+        for explanation in explanations(library.name):
+            cases.append(
+                pytest.param(
+                    library,
+                    explanation,
+                    id=f"{library.name}/{explanation.id}",
+                    marks=pytest.mark.skipif(
+                        not library.installed(), reason=f"{library.name} is not installed here"
+                    ),
+                )
+            )
+    return cases
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("library", "explanation"), _cases())
+def test_the_reproduction_shows_the_bug(library: Library, explanation: Explanation) -> None:
+    script = ROOT / explanation.reproduction
+    assert script.is_file(), f"{explanation.reproduction} is missing"
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,  # for a hang, not for speed
+        check=False,
+    )
+    assert done.returncode == 0, (
+        f"{explanation.reproduction} no longer reproduces what the matrix says of "
+        f"{library.name} ({explanation.id}):\n{done.stdout}\n{done.stderr}"
+    )

@@ -10,13 +10,15 @@
 #                    mutant explored, every quirk case through the process drivers) and every
 #                    hypothesis property at its whole budget of random examples; CI runs it after
 #                    make test (about 30 minutes on two cores)
-#   make test-litellm   the litellm adapter's tests, in a second environment
+#   make matrix   the conformance matrix of the consumer libraries, each extra in an environment of
+#                    its own (nox): writes docs/conformance.md and .json; CI runs it and fails on
+#                    any difference from the committed files
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast test-exhaustive test-litellm lint bench clean examples
+.PHONY: demo test test-fast test-exhaustive matrix lint bench clean examples
 
 # A Python older than 3.11 stops here, before any .venv is made; a .venv whose python is
 # missing, broken or too old (left by an earlier run, or made by another Python) is made again,
@@ -75,16 +77,11 @@ test-fast: $(STAMP)
 test-exhaustive: $(STAMP) $(if $(HAVE_GO),examples)
 	$(call run_pytest,-m "exhaustive or hypothesis",HARNESS_EXHAUSTIVE=1)
 
-# litellm pins openai<3, which the libs extra cannot share: its adapter, the direct
-# reproductions and the matrix's explanations of it run in an environment of their own.
-LITELLM_VENV := .venv-litellm
-test-litellm:
-	$(call usable_venv,$(LITELLM_VENV))
-	$(LITELLM_VENV)/bin/python -m pip install --quiet -e '.[test,litellm]'
-	@$(LITELLM_VENV)/bin/python -m pytest -q tests/libs/test_litellm.py tests/libs/test_adapters.py \
-		tests/test_matrix.py -k "litellm or explained or outlives"; status=$$?; \
-	if [ $$status -eq 5 ]; then echo "error: pytest collected no tests" >&2; exit 1; fi; \
-	exit $$status
+# The conformance matrix (docs/conformance.md and .json): each extra of consumer libraries in
+# an environment of its own (nox, noxfile.py: their pins conflict), every library over every
+# quirk case, every cause explained and its reproduction run, then the parts merged.
+matrix: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nox
 
 # mypy reads its files from pyproject.toml: harness/ (strict), tests/ and conftest.py
 lint: $(STAMP)
@@ -96,4 +93,4 @@ bench: $(STAMP)
 	$(BIN)/harness bench
 
 clean:
-	rm -rf $(VENV) $(LITELLM_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .nox build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -698,10 +698,10 @@ def _matrix_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_matrix_arguments,
 )
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from harness.adapters.libs import libraries
-    from harness.library import library_path
     from harness.matrix import (
+        choose,
         document,
+        driver_scenarios,
         merge,
         problems,
         render_json,
@@ -720,14 +720,11 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     else:
-        known = {library.name: library for library in libraries()}
-        unknown = [name for name in args.library if name not in known]
-        if unknown:
-            raise UsageError(
-                f"--library: no library named {', '.join(unknown)}; known: {', '.join(known)}"
-            )
-        chosen = [known[name] for name in dict.fromkeys(args.library)] or None
-        runs = run_libraries(_load([str(library_path() / "driver")]), chosen)
+        try:
+            chosen = choose(args.library)
+        except ValueError as exc:
+            raise UsageError(f"--library: {exc}") from None
+        runs = run_libraries(driver_scenarios(), chosen)
         doc = document(runs)
         found = problems(runs) if args.check else []
     text = render_json(doc) if args.format == "json" else render_markdown(doc)

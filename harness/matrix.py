@@ -74,8 +74,11 @@ class LibraryRun:
     def installed(self) -> bool:
         return self.version is not None
 
+    def failed_results(self) -> tuple[ScenarioResult, ...]:
+        return tuple(r for r in self.results if r.status in ("fail", "error"))
+
     def causes(self) -> list[Cause]:
-        return group_causes(r for r in self.results if r.status in ("fail", "error"))
+        return group_causes(self.failed_results())
 
     def bugs(self) -> tuple[list[Bug], list[Cause]]:
         """The explained causes grouped by explanation (in the order the explanations were
@@ -121,6 +124,26 @@ class LibraryRun:
         entry["bugs"] = [b.to_json() for b in bugs]
         entry["unexplained"] = [c.to_json() for c in unexplained]
         return entry
+
+
+def driver_scenarios() -> list[Scenario]:
+    """The built-in driver scenarios."""
+    from harness.library import library_path
+    from harness.scenario import load_all
+
+    scenarios, problems = load_all([str(library_path() / "driver")])
+    if problems:  # the built-in library is checked by its tests: this is a broken install
+        raise RuntimeError(f"the built-in driver scenarios do not load: {problems[0]}")
+    return scenarios
+
+
+def choose(names: Sequence[str]) -> list[Library] | None:
+    """The libraries named (None: all), or a ``ValueError`` naming the unknown ones."""
+    known = {library.name: library for library in all_libraries()}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ValueError(f"no library named {', '.join(unknown)}; known: {', '.join(known)}")
+    return [known[name] for name in dict.fromkeys(names)] or None
 
 
 def run_libraries(
@@ -344,9 +367,10 @@ def render_summary(runs: Sequence[LibraryRun]) -> str:
             entry = {"cases": run.case_counts()}
             failed = _cases(entry, "fail") + _cases(entry, "error")
             behind = _cases(entry, "fail", "gateway") + _cases(entry, "error", "gateway")
+            gateway = f" (+{behind} gateway)" if behind else ""
             lines.append(
                 f"  {name}  {version}  {run.contract:<11}  {_cases(entry, 'pass')} passed, "
-                f"{failed - behind} failed (+{behind} gateway), {_cases(entry, 'skip')} skipped"
+                f"{failed - behind} failed{gateway}, {_cases(entry, 'skip')} skipped"
             )
         else:
             lines.append(f"  {name}  not installed: {install_hint(run.library.extra)}")

@@ -15,6 +15,7 @@ import pytest
 
 from harness.library import library_path
 from harness.rules.registry import rules_for
+from harness.scenario import SessionScenario
 from harness.scenario.variations import session_cases
 from tests.projects_for_tests import (
     EXAMPLES,
@@ -43,7 +44,7 @@ SKIPPED = len(LIBRARY) - len(LIBRARY_SESSION)
 def _cases(folder: Path) -> int:
     """The items a session scenario folder runs as: each scenario as written and under each of
     its variations (harness/scenario/variations.py), one item each."""
-    return sum(len(session_cases(s)) for s in load_every(folder) if s.layer == "session")
+    return sum(len(session_cases(s)) for s in load_every(folder) if isinstance(s, SessionScenario))
 
 
 #: the items the library's session scenarios and the project's own run as

@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from harness.adapters.libs import Library
+from harness.adapters.libs.explanations import _REGISTERED, Explanation, explanations
 from harness.codecs.registry import dialects
 from harness.matrix import (
     LibraryRun,
+    document,
     render_json,
     render_markdown,
     render_summary,
@@ -22,7 +24,7 @@ from harness.matrix import (
 )
 from harness.results.causes import origin
 from harness.scenario import DriverScenario, load_all, load_scenario
-from harness.scenario.cases import GATEWAY_TAG
+from harness.scenario.cases import GATEWAY_TAG, NONE
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "scenarios" / "driver"
@@ -129,46 +131,66 @@ def split_run() -> LibraryRun:
         first, id="text-before-tool-call-behind-a-proxy", tags=(*first.tags, GATEWAY_TAG)
     )
     passing = load_scenario(DRIVER / "continuation-without-id.yaml")
-    (run,) = run_libraries([behind, passing, first], [MUTANT])
+    (run,) = run_libraries([behind, passing, first], [MUTANT], quirks=NONE)
     assert [r.status for r in run.results] == ["fail", "pass", "fail"]
     return run
 
 
-def test_the_json_gives_each_result_its_origin(split_run: LibraryRun) -> None:
-    (library,) = json.loads(render_json([split_run]))["libraries"]
-    origins = {r["scenario"]: r["origin"] for r in library["results"]}
+@pytest.fixture
+def explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mutant's failures explained, one explanation for each scenario."""
+    explanations("mutant")  # the package's own explanations are loaded first
+    monkeypatch.setitem(
+        _REGISTERED,
+        "mutant",
+        [
+            Explanation("mutant", "in-the-open", "Open.", frozenset({"text-before-tool-call"})),
+            Explanation(
+                "mutant", "behind", "Behind.", frozenset({"text-before-tool-call-behind-a-proxy"})
+            ),
+        ],
+    )
+
+
+def test_the_json_counts_cases_and_causes_by_origin(split_run: LibraryRun) -> None:
+    (library,) = json.loads(render_json(document([split_run])))["libraries"]
+    assert library["cases"] == {
+        "first-party": {"pass": 1, "fail": 1, "error": 0, "skip": 0},
+        "gateway": {"pass": 0, "fail": 1, "error": 0, "skip": 0},
+    }
+    origins = {c["scenario"]: c["origin"] for c in library["unexplained"]}
     assert origins == {
         "text-before-tool-call-behind-a-proxy": "gateway",
-        "continuation-without-id": "first-party",
         "text-before-tool-call": "first-party",
     }
-    assert [origin(r) for r in split_run.failed] == ["gateway", "first-party"]
+    assert [origin(r) for r in split_run.failed_results()] == ["gateway", "first-party"]
 
 
-def test_the_markdown_lists_first_party_failures_first_and_counts_apart(
-    split_run: LibraryRun,
+def test_the_markdown_lists_first_party_bugs_first_and_counts_apart(
+    split_run: LibraryRun, explained: None
 ) -> None:
-    markdown = render_markdown([split_run])
-    assert "| mutant | " in markdown
-    assert "| 1 | 1 (+1 gateway) | 0 |" in markdown
-    assert "Contract: per-call. 1 passed, 1 failed (+1 gateway), 0 skipped." in markdown
+    markdown = render_markdown(document([split_run]))
+    assert "| 1 passed, 2 failed, 0 skipped | 1 (1 cause) | 1 (1 cause) |" in markdown
+    assert "Contract: per-call. 1 passed, 2 failed, 0 skipped." in markdown
     section = markdown[markdown.index("## mutant") :]
-    first = section.index("- **text-before-tool-call** ")
-    heading = section.index("**Behind gateways and proxies**")
-    behind = section.index("- **text-before-tool-call-behind-a-proxy** ")
+    first = section.index("- **in-the-open** ")
+    heading = section.index("### Behind gateways and proxies")
+    behind = section.index("- **behind** ")
     assert first < heading < behind
-    assert "No failure on what first-party servers send." not in section
+    assert "No bug on what first-party servers send." not in section
 
 
-def test_a_library_failing_only_behind_gateways_says_so(split_run: LibraryRun) -> None:
+def test_a_library_failing_only_behind_gateways_says_so(
+    split_run: LibraryRun, explained: None
+) -> None:
     only_behind = dataclasses.replace(
         split_run, results=tuple(r for r in split_run.results if origin(r) == "gateway")
     )
-    markdown = render_markdown([only_behind])
-    assert "| 0 | 0 (+1 gateway) | 0 |" in markdown
+    markdown = render_markdown(document([only_behind]))
+    assert "| 0 | 1 (1 cause) |" in markdown
     section = markdown[markdown.index("## mutant") :]
-    assert section.index("No failure on what first-party servers send.") < section.index(
-        "**Behind gateways and proxies**"
+    assert section.index("No bug on what first-party servers send.") < section.index(
+        "### Behind gateways and proxies"
     )
 
 
@@ -179,4 +201,3 @@ def test_the_demo_summary_counts_gateway_failures_apart(split_run: LibraryRun) -
     lines = render_summary([split_run, first_only]).splitlines()[1:]
     assert lines[0].endswith("per-call     1 passed, 1 failed (+1 gateway), 0 skipped")
     assert lines[1].endswith("per-call     1 passed, 1 failed, 0 skipped")
-    assert "**Behind gateways and proxies**" not in render_markdown([first_only])

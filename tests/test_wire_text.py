@@ -98,7 +98,7 @@ def test_every_sse_dialect_ends_its_lines_as_asked(name: str, quirk: str, end: s
 def caught(mutant: str, scenario: DriverScenario) -> ScenarioResult:
     """The mutant's result on ``scenario``, which its dialect's reference passes."""
     adapter = BUNDLED[f"driver-mutant-{mutant}"]
-    dialect = adapter.factory().dialect
+    dialect = str(getattr(adapter.factory(), "dialect"))  # noqa: B009 (a driver adapter's)
     scenario = dataclasses.replace(scenario, dialects=(dialect,))
     reference = BUNDLED[f"driver-{dialect}-bytes-reference"]
     assert replay(scenario, reference).status == "pass", failure(replay(scenario, reference))
@@ -159,7 +159,7 @@ def test_thinking_read_as_the_answer_is_caught_in_each_dialect(
     if quirks and dialect != "ag-ui":
         pytest.skip("REASONING_* events are AG-UI's")
     adapter = BUNDLED[f"driver-mutant-{mutant}"]
-    assert adapter.factory().dialect == dialect
+    assert getattr(adapter.factory(), "dialect") == dialect  # noqa: B009 (a driver adapter's)
     scenario = dataclasses.replace(with_quirks(THINKING, *quirks), dialects=(dialect,))
     reference = BUNDLED[f"driver-{dialect}-reference"]
     assert replay(scenario, reference).status == "pass"

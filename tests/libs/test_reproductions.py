@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,8 +44,8 @@ def test_every_explanation_has_its_reproduction_and_every_reproduction_its_expla
     assert not orphans, f"scripts in {REPRODUCTIONS} without their explanation: {orphans}"
 
 
-def _cases() -> list[object]:
-    cases = []
+def _cases() -> list[Any]:
+    cases: list[Any] = []
     for library in libraries():
         for explanation in explanations(library.name):
             cases.append(

@@ -33,10 +33,15 @@ DRIVER = Path(__file__).resolve().parents[2] / "scenarios" / "driver"
 )
 def test_a_cancelled_library_stream_ends_and_closes(library: Library) -> None:
     adapter = resolve_adapter(library.adapter)
-    scenarios = ["cancel-mid-arguments"]
+    scenarios = ["cancel-before-any-tool-call", "cancel-mid-arguments"]
     if declared_contract(adapter.factory()) == "per-call":
         # the call completed before the cancelled read must have come out
         scenarios.append("cancel-after-complete-call")
+    ran = []
     for name in scenarios:
         result = replay(load_scenario(DRIVER / f"{name}.yaml"), adapter)
+        if result.status == "skip":
+            continue  # a dialect that sends calls whole has too few chunks to cancel inside one
         assert result.status == "pass", (name, result.violations)
+        ran.append(name)
+    assert ran, f"no cancellation scenario runs in {library.name}'s dialect"

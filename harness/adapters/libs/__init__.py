@@ -185,6 +185,13 @@ LIBRARIES: tuple[Library, ...] = (
         ("litellm", "openai"),
         extra="litellm",
     ),
+    Library(
+        "google-genai",
+        f"{_HERE}.google_genai:make_adapter",
+        ("google.genai", "httpx2"),
+        ("google-genai", "httpx2"),
+        extra="google-genai",
+    ),
 )
 
 

@@ -185,6 +185,20 @@ LIBRARIES: tuple[Library, ...] = (
         ("litellm", "openai"),
         extra="litellm",
     ),
+    Library(
+        "openai-agents",
+        f"{_HERE}.openai_agents:make_adapter",
+        ("agents", "openai"),
+        ("openai-agents", "openai"),
+        extra="openai-agents",
+    ),
+    Library(
+        "openai-agents-buffered",
+        f"{_HERE}.openai_agents:make_buffered_adapter",
+        ("agents", "openai"),
+        ("openai-agents", "openai"),
+        extra="openai-agents",
+    ),
 )
 
 

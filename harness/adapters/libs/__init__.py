@@ -192,6 +192,20 @@ LIBRARIES: tuple[Library, ...] = (
         ("google-genai", "httpx2"),
         extra="google-genai",
     ),
+    Library(
+        "openai-agents",
+        f"{_HERE}.openai_agents:make_adapter",
+        ("agents", "openai"),
+        ("openai-agents", "openai"),
+        extra="openai-agents",
+    ),
+    Library(
+        "openai-agents-buffered",
+        f"{_HERE}.openai_agents:make_buffered_adapter",
+        ("agents", "openai"),
+        ("openai-agents", "openai"),
+        extra="openai-agents",
+    ),
 )
 
 

@@ -185,6 +185,20 @@ LIBRARIES: tuple[Library, ...] = (
         ("litellm", "openai"),
         extra="litellm",
     ),
+    Library(
+        "strands-openai",
+        f"{_HERE}.strands_agents:make_openai_adapter",
+        ("strands", "openai"),
+        ("strands-agents", "openai"),
+        extra="strands",
+    ),
+    Library(
+        "strands-anthropic",
+        f"{_HERE}.strands_agents:make_anthropic_adapter",
+        ("strands", "anthropic"),
+        ("strands-agents", "anthropic"),
+        extra="strands",
+    ),
 )
 
 

@@ -206,6 +206,20 @@ LIBRARIES: tuple[Library, ...] = (
         ("openai-agents", "openai"),
         extra="openai-agents",
     ),
+    Library(
+        "strands-openai",
+        f"{_HERE}.strands_agents:make_openai_adapter",
+        ("strands", "openai"),
+        ("strands-agents", "openai"),
+        extra="strands",
+    ),
+    Library(
+        "strands-anthropic",
+        f"{_HERE}.strands_agents:make_anthropic_adapter",
+        ("strands", "anthropic"),
+        ("strands-agents", "anthropic"),
+        extra="strands",
+    ),
 )
 
 

@@ -185,6 +185,20 @@ LIBRARIES: tuple[Library, ...] = (
         ("litellm", "openai"),
         extra="litellm",
     ),
+    Library(
+        "smolagents",
+        f"{_HERE}.smolagents:make_adapter",
+        ("smolagents", "openai"),
+        ("smolagents", "openai"),
+        extra="smolagents",
+    ),
+    Library(
+        "agno",
+        f"{_HERE}.agno:make_adapter",
+        ("agno", "openai"),
+        ("agno", "openai"),
+        extra="agno",
+    ),
 )
 
 

@@ -37,8 +37,8 @@ class AgnoResponseStream:
         from agno.models.openai import OpenAIChat
         from openai import DefaultHttpxClient
 
-        # OpenAIChat's http_client takes an httpx client; this openai release is built on
-        # httpx2, so the client goes through client_params, straight to openai.OpenAI
+        # the client agno's users read through when they pass none: the SDK's default (on
+        # httpx2, which OpenAIChat's own http_client refuses), given through client_params
         http = sync_client(DefaultHttpxClient, chunks)
         model = OpenAIChat(
             id="gpt-4o", api_key="offline", client_params={"http_client": http, "max_retries": 0}

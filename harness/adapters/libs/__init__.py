@@ -220,6 +220,20 @@ LIBRARIES: tuple[Library, ...] = (
         ("strands-agents", "anthropic"),
         extra="strands",
     ),
+    Library(
+        "smolagents",
+        f"{_HERE}.smolagents:make_adapter",
+        ("smolagents", "openai"),
+        ("smolagents", "openai"),
+        extra="smolagents",
+    ),
+    Library(
+        "agno",
+        f"{_HERE}.agno:make_adapter",
+        ("agno", "openai"),
+        ("agno", "openai"),
+        extra="agno",
+    ),
 )
 
 

@@ -12,17 +12,19 @@ each explanation's reproduction. ``nox -s merge`` then writes ``docs/conformance
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nox
 
-from harness.adapters.libs import LIBRARIES
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))  # this checkout's table of libraries, whatever harness nox has
+from harness.adapters.libs import LIBRARIES  # noqa: E402
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.error_on_missing_interpreters = True
 
-ROOT = Path(__file__).resolve().parent
 PARTS = ROOT / "build" / "matrix"
 
 #: extra -> the libraries it installs, in the matrix's order

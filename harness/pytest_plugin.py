@@ -436,8 +436,8 @@ class ScenarioFile(pytest.File):
         except ScenarioError as exc:
             raise ScenarioCollectError(exc) from None
         options = self.config.option
-        if not _selected(scenario, options):
-            return
+        if scenario.layer == "loop" or not _selected(scenario, options):
+            return  # a loop scenario is served to a program: the harness_loop fixture
         named = options.harness_adapter
         configured = str(self.config.getini("harness_adapter"))
         for adapter in named or [None]:

@@ -100,6 +100,12 @@ def read_request(body: bytes, dialect: str) -> RequestHistory:
         raise HistoryFormatError(f"the body has no {field!r} field: it sends no history")
     messages = value[field]
     stream = value.get("stream")
+    if shape == "responses" and value.get("previous_response_id"):
+        raise HistoryFormatError(
+            f"it continues the stored response {excerpt(value['previous_response_id'])} "
+            "(previous_response_id); the stand-in keeps no conversation, so send the whole "
+            "history in 'input'"
+        )
     if shape == "responses":
         history, names = _responses(messages)
         problems = tuple(_renamed(p, names) for p in validate_history(history))

@@ -20,13 +20,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from harness.codecs import dialects
 from harness.loop.program import run_program
 from harness.model.loop import LoopRequest, ProgramOutcome
 from harness.results.attribution import attribute_causes
 from harness.rules.loop import LoopFacts
 from harness.rules.registry import Violation, rules_for
 from harness.scenario import LoopScenario
-from harness.standin.loop import DEFAULT_SETTLE, serving_loop
+from harness.standin.loop import DEFAULT_SETTLE, carried, serving_loop
 
 #: seconds a program may take for a whole scenario, by default
 DEFAULT_LOOP_TIMEOUT = 30.0
@@ -149,13 +150,19 @@ def run_loop(
     it sent. ``dialect``: serve only this one; None: the one the program's first request
     speaks (a program that speaks a dialect the scenario does not run in is a skip)."""
     started = time.monotonic()
-    if dialect is not None and dialect not in scenario.dialects:
-        return LoopResult(
-            dataclasses.replace(scenario, variant=dialect),
-            tuple(command),
-            "skip",
-            skip_reason=f"it runs in {', '.join(scenario.dialects)}, not {dialect}",
+    if dialect is not None:
+        why = (
+            f"it runs in {', '.join(scenario.dialects)}, not {dialect}"
+            if dialect not in scenario.dialects
+            else carried(scenario, dialect, dialects())
         )
+        if why is not None:
+            return LoopResult(
+                dataclasses.replace(scenario, variant=dialect),
+                tuple(command),
+                "skip",
+                skip_reason=why,
+            )
     with serving_loop(scenario, dialect=dialect, settle=settle) as stand:
         outcome = run_program(
             command, env=stand.env(os.environ if env is None else env), timeout=timeout, cwd=cwd

@@ -40,7 +40,14 @@ from harness.scenario.types import fields_of
 from harness.standin.faults import Fault, Stall
 from harness.standin.http import ReceivedRequest, _Response, _Server
 
-__all__ = ["DEFAULT_SETTLE", "LoopStand", "dialect_of_path", "served_chunks", "serving_loop"]
+__all__ = [
+    "DEFAULT_SETTLE",
+    "LoopStand",
+    "carried",
+    "dialect_of_path",
+    "served_chunks",
+    "serving_loop",
+]
 
 #: how long each of a response's final events is held back, in seconds: long enough for a
 #: program that sends its next request early to be seen doing it
@@ -115,24 +122,13 @@ class _LoopProgram:
             return self._error(status, why, self.dialect or asked)
 
         if self.dialect is None:
-            if asked in self.scenario.dialects:
-                self.dialect = asked
-            else:
-                if asked is None:
-                    why = (
-                        f"POST {request.path} is no model request of a dialect loops are served "
-                        f"in ({', '.join(_ENDPOINTS_SAID)})"
-                    )
-                elif asked not in ("anthropic", "openai-chat", "openai-responses"):
-                    why = f"the program speaks {asked}, which loops are not served in"
-                else:
-                    why = (
-                        f"the program speaks {asked} (POST {request.path}), and the scenario runs "
-                        f"in {', '.join(self.scenario.dialects) or 'no dialect'}"
-                    )
+            unservable = self._unservable(asked, request.path)
+            if unservable is not None:
                 if self.unserved is None and not self.requests:
-                    self.unserved = why
-                return refuse(404, why)
+                    self.unserved = unservable
+                return refuse(404, unservable)
+            assert asked is not None  # else it is unservable
+            self.dialect = asked
         if asked != self.dialect:
             return refuse(
                 404,
@@ -151,6 +147,20 @@ class _LoopProgram:
             LoopRequest(number, request.method, request.path, request.body, k, early)
         )
         return self._serve(k, self.dialect)
+
+    def _unservable(self, asked: str | None, path: str) -> str | None:
+        """Why a program whose first request is to ``path`` cannot be served the scenario."""
+        if asked is None:
+            return (
+                f"POST {path} is no model request of a dialect loops are served in "
+                f"({', '.join(_ENDPOINTS_SAID)})"
+            )
+        if asked not in ("anthropic", "openai-chat", "openai-responses"):
+            return f"the program speaks {asked}, which loops are not served in"
+        if asked not in self.scenario.dialects:
+            runs = ", ".join(self.scenario.dialects) or "no dialect"
+            return f"the program speaks {asked} (POST {path}), and the scenario runs in {runs}"
+        return carried(self.scenario, asked, self.codecs)
 
     def _serve(self, k: int, dialect: str) -> _Response:
         response = self.scenario.responses[k]
@@ -208,6 +218,17 @@ def _quirks(response: LoopResponse, dialect: str, codec: Codec) -> list[str]:
     if dialect == "anthropic" and thinking and "signature_delta" not in quirks:
         quirks.append("signature_delta")
     return quirks
+
+
+def carried(scenario: LoopScenario, dialect: str, codecs: Mapping[str, Codec]) -> str | None:
+    """Why ``dialect`` cannot serve every response of the scenario (a body cut at a chunk its
+    stream does not reach, or that loses nothing of the turn), or None."""
+    for n, response in enumerate(scenario.responses, 1):
+        try:
+            served_chunks(response, scenario, dialect, codecs)
+        except UsageError as exc:
+            return f"response {n} cannot be served in {dialect}: {exc}"
+    return None
 
 
 def served_chunks(
@@ -349,6 +370,10 @@ def serving_loop(
         raise UsageError(
             f"{scenario.path}: {scenario.id} runs in {', '.join(scenario.dialects)}, not {dialect}"
         )
+    if dialect is not None:
+        why = carried(scenario, dialect, known)
+        if why is not None:
+            raise UsageError(f"{scenario.path}: {scenario.id}: {why}")
     if not 0 <= settle <= 2:
         raise UsageError(f"the settle time must be between 0 and 2 seconds, got {settle}")
     program = _LoopProgram(scenario, dialect, settle, known)

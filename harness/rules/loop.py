@@ -595,9 +595,10 @@ def _ending(c: LoopFacts) -> str:
     layer="loop",
     source="the loop's contract: a program that handled every turn ends, and ends well",
     statement=(
-        "The program ends on its own within the time limit, with exit status 0; after a stream "
-        "that failed (the server's error, a body cut short) any exit status will do, as a "
-        "program surfacing the failure is right to."
+        "The program ends on its own within the time limit, with exit status 0, unless a stream "
+        "failed (the server's error, a body cut short): then it either tries again (it sends "
+        "another request) or ends with a non-zero status. Ending with 0 after the last response "
+        "failed takes half a turn for a whole one."
     ),
 )
 def program_exit(c: LoopFacts) -> Iterator[Finding]:
@@ -613,11 +614,18 @@ def program_exit(c: LoopFacts) -> Iterator[Finding]:
             f"stopped; {sent}{_printed(outcome)}",
         )
         return
-    failed = any(t is not None and t.failed for t in c.turns)
+    failed = [k for k, t in enumerate(c.turns) if t is not None and t.failed]
     if outcome.status != 0 and not failed:
         yield Finding(
             last,
             f"the program exited with status {outcome.status}; {sent}{_printed(outcome)}",
+        )
+    elif outcome.status == 0 and failed and failed[-1] == last:
+        yield Finding(
+            last,
+            f"the program exited with status 0 after {_response_named(last)} failed (its stream "
+            "ended before the turn did), without trying again: it took half a turn for a whole "
+            f"one; {sent}{_printed(outcome)}",
         )
 
 

@@ -46,6 +46,19 @@ BUGS = {
         "the arguments the SDK parsed from its fragments"
     ),
     "drop-thinking": "the assistant turn is sent back without its thinking blocks",
+    "text-before-results": (
+        "the user message that carries the results opens with a line of text, before the "
+        "tool_result blocks"
+    ),
+    "cut-body-ends-turn": (
+        "a body cut short is taken for the turn's end: the loop acts on the calls it holds (the "
+        "last of them perhaps cut) or on the text so far as the answer"
+    ),
+    "drop-text": "the assistant turn is sent back without its text when it holds calls",
+    "text-ends-loop": (
+        "a turn with text is taken for the answer: the loop ends there, even when the turn also "
+        "made calls"
+    ),
     "early-request": (
         "the stream is read only up to the event that says why the message stopped: the next "
         "request goes out while the response is still streaming"
@@ -68,11 +81,20 @@ _MUTANTS = {
         "pair-by-position",
         "run-cut-call",
         "drop-thinking",
+        "text-before-results",
         "early-request",
         "subagent-in-parent",
     ),
-    "openai-chat": ("pair-by-position", "run-cut-call", "early-request", "subagent-in-parent"),
-    "openai-responses": ("run-cut-call",),
+    "openai-chat": (
+        "pair-by-position",
+        "run-cut-call",
+        "drop-text",
+        "text-ends-loop",
+        "cut-body-ends-turn",
+        "early-request",
+        "subagent-in-parent",
+    ),
+    "openai-responses": ("run-cut-call", "cut-body-ends-turn"),
 }
 
 

@@ -42,20 +42,30 @@ class Conversation:
                 results.append(
                     {"type": "tool_result", "tool_use_id": tool_use_id, "content": output}
                 )
+            if self.bug == "text-before-results":
+                results.insert(0, {"type": "text", "text": "Here are the results."})
             self.messages.append({"role": "user", "content": results})
         raise SystemExit(f"no turn without calls after {MAX_TURNS} turns")
 
     def stream(self) -> tuple[Any, set[int]]:
-        """One turn: the message as streamed, and the indices of the blocks that stopped."""
+        """One turn: the message as streamed, and the indices of the blocks that stopped. A
+        stream that ends before its ``message_stop`` (a body cut short) is a failure, not a
+        turn to act on."""
         stopped: set[int] = set()
+        ended = False
         with self.client.messages.stream(
             model=self.model, max_tokens=1024, messages=self.messages
         ) as stream:
             for event in stream:
                 if event.type == "content_block_stop":
                     stopped.add(event.index)
+                elif event.type == "message_stop":
+                    ended = True
                 elif event.type == "message_delta" and self.bug == "early-request":
+                    ended = True
                     break
+            if not ended and self.bug != "cut-body-ends-turn":
+                raise SystemExit("the response ended before its message_stop: no turn to act on")
             return stream.current_message_snapshot, stopped
 
     def assistant_content(

@@ -37,12 +37,12 @@ class ChatConversation:
             calls = list(message.tool_calls or [])
             if finish == "length" and calls and self.bug != "run-cut-call":
                 calls = calls[:-1]  # the call the limit cut off is not the model's call
-            if not calls:
+            if not calls or (self.bug == "text-ends-loop" and message.content):
                 return message.content or ""
             self.messages.append(
                 {
                     "role": "assistant",
-                    "content": message.content,
+                    "content": None if self.bug == "drop-text" else message.content,
                     "tool_calls": [
                         {
                             "id": call.id,
@@ -77,8 +77,12 @@ class ChatConversation:
                     and event.chunk.choices[0].finish_reason
                 ):
                     break
-            choice = stream.current_completion_snapshot.choices[0]
-            return choice.message, choice.finish_reason
+            choices = stream.current_completion_snapshot.choices
+            cut = not choices or choices[0].finish_reason is None
+            if cut and self.bug != "cut-body-ends-turn":
+                # a body cut short: its last call may be cut too, so there is no turn to act on
+                raise SystemExit("the response ended before its finish_reason: no turn to act on")
+            return choices[0].message, choices[0].finish_reason
 
     def sub_agent(self, task: str) -> str:
         if self.bug == "subagent-in-parent":
@@ -119,7 +123,7 @@ class ResponsesConversation:
     def stream(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The output items that were done, and every item of the response's final output."""
         done: list[dict[str, Any]] = []
-        final: list[dict[str, Any]] = []
+        final: list[dict[str, Any]] | None = None
         with self.client.responses.stream(model=self.model, input=self.items) as stream:
             for event in stream:
                 if event.type == "response.output_item.done":
@@ -128,6 +132,10 @@ class ResponsesConversation:
                     final = [
                         i.model_dump(mode="json", exclude_none=True) for i in event.response.output
                     ]
+        if final is None and self.bug == "cut-body-ends-turn":
+            final = done
+        if final is None:
+            raise SystemExit("the response ended before it was completed: no turn to act on")
         return done, final
 
     def sub_agent(self, task: str) -> str:

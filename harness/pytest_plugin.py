@@ -798,13 +798,17 @@ def harness_loop(request: pytest.FixtureRequest) -> Iterator[Any]:
         marker.args[0] if marker and marker.args else None
     )
     if reference is None or reference == "all":
-        raise UsageError(
-            "the harness_loop fixture needs a scenario: @pytest.mark.harness_loop(ID or FILE.yaml)"
+        pytest.fail(
+            "the harness_loop fixture needs a scenario: @pytest.mark.harness_loop(ID or FILE.yaml)",
+            pytrace=False,
         )
     options = marker.kwargs if marker is not None else {}
-    scenario = find_loop_scenario(
-        reference, _loop_folders(request.config), Path(str(request.node.path)).parent
-    )
+    try:
+        scenario = find_loop_scenario(
+            reference, _loop_folders(request.config), Path(str(request.node.path)).parent
+        )
+    except (UsageError, ScenarioError) as exc:
+        pytest.fail(str(exc), pytrace=False)
     dialect = options.get("dialect")
     with (
         serving_loop(

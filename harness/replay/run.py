@@ -160,8 +160,8 @@ def _whole_program_only(scenario: LoopScenario, info: AdapterInfo) -> ScenarioRe
         info.name,
         "skip",
         skip_reason=(
-            "a loop scenario is served to a whole program over HTTP: harness loop, or the "
-            "harness_loop pytest fixture"
+            "needs the loop layer, a whole program served over HTTP (harness loop, the "
+            f"harness_loop fixture); the adapter implements: {', '.join(layers) or 'none'}"
         ),
         adapter_layers=layers,
     )

@@ -465,7 +465,10 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
 @command("validate", help="check scenario files", arguments=_validate_arguments)
 def cmd_validate(args: argparse.Namespace) -> int:
     scenarios = _load(args.paths)
-    events = sum(len(s.events) for s in scenarios)
+    events = sum(
+        sum(len(r.turn) for r in s.responses) if isinstance(s, LoopScenario) else len(s.events)
+        for s in scenarios
+    )
     print(f"{len(scenarios)} scenarios valid ({events:,} events after expansion)")
     return EXIT_OK
 

@@ -61,6 +61,12 @@ def test_a_program_is_required_after_the_dashes(capsys):
     assert code == 2 and "give the program to run after --" in err
 
 
+def test_a_program_that_cannot_start_is_a_usage_error(capsys):
+    text_only = str(LOOP / "text-only-answer.yaml")
+    code, _, err = run_cli(capsys, "loop", text_only, "--", "/nonexistent/agent")
+    assert code == 2 and "cannot run '/nonexistent/agent'" in err
+
+
 def test_an_unknown_dialect_is_a_usage_error(capsys):
     code, _, err = run_cli(capsys, "loop", str(LOOP), "--dialect", "gemini", "--", "true")
     assert code == 2 and "loops are served in anthropic, openai-chat, openai-responses" in err

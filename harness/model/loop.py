@@ -125,8 +125,8 @@ class LoopRequest:
     response it was served (its index from 0), or None when it got an error answer instead
     (``refused`` says why: no response was left, ``extra``, or it was not a request of the
     dialect).
-    ``early`` says it arrived before the response served just before it had sent its last
-    event.
+    ``after`` is the response served last before it arrived (None: none was), and ``early``
+    says that response had not yet sent its last event.
     """
 
     number: int
@@ -138,6 +138,7 @@ class LoopRequest:
     refused: str = ""
     #: it came after every response of the scenario was served
     extra: bool = False
+    after: int | None = None
 
     @property
     def label(self) -> str:

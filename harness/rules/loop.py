@@ -540,10 +540,10 @@ def own_history(c: LoopFacts) -> Iterator[Finding]:
 )
 def request_after_turn(c: LoopFacts) -> Iterator[Finding]:
     for request in c.requests:
-        if request.early:
-            before = request.number - 2  # the response served just before it
+        if request.early and request.after is not None:
+            before = request.after
             yield Finding(
-                max(before, 0),
+                before,
                 f"{request.label} arrived while {_response_named(before)} was still streaming "
                 f"its last events (the stand-in held them back {c.settle:g} s): the program "
                 "acted before the turn had ended",

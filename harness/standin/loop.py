@@ -110,13 +110,22 @@ class _LoopProgram:
             return self._error(404, why, self.dialect)
         number = len(self.requests) + 1
         k = len(self.turns)
-        early = k > 0 and not self.ended[k - 1].is_set()
+        after = k - 1 if k > 0 else None
+        early = after is not None and not self.ended[after].is_set()
         asked = dialect_of_path(request.path)
 
         def refuse(status: int, why: str, *, extra: bool = False) -> _Response:
             self.requests.append(
                 LoopRequest(
-                    number, request.method, request.path, request.body, None, early, why, extra
+                    number,
+                    request.method,
+                    request.path,
+                    request.body,
+                    None,
+                    early,
+                    why,
+                    extra,
+                    after,
                 )
             )
             return self._error(status, why, self.dialect or asked)
@@ -144,7 +153,7 @@ class _LoopProgram:
                 extra=True,
             )
         self.requests.append(
-            LoopRequest(number, request.method, request.path, request.body, k, early)
+            LoopRequest(number, request.method, request.path, request.body, k, early, after=after)
         )
         return self._serve(k, self.dialect)
 

@@ -27,8 +27,10 @@ ENV = {
     **os.environ,
     "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
 }
-#: a short hold of each response's final events: long enough for an early request to be seen
-SETTLE = 0.1
+#: how long each response's final events are held back: a reference is never early, so a
+#: short hold keeps its runs quick; a mutant gets long enough for an early request to be seen
+#: on a loaded machine
+SETTLE = {"reference": 0.05, "mutant": 0.3}
 SCENARIOS = loop_scenarios()
 
 #: the rules that catch each bug (the scenario that catches it first is the library's business)
@@ -56,7 +58,7 @@ def run(scenario: LoopScenario, program: LoopProgram) -> LoopResult:
         scenario,
         program.command(),
         dialect=program.dialect,
-        settle=SETTLE,
+        settle=SETTLE["reference" if program.bug is None else "mutant"],
         timeout=60,
         env=ENV,
     )
@@ -135,7 +137,7 @@ def test_the_program_is_stopped_with_its_process_group(tmp_path: Path):
         'curl -s -X POST "$OPENAI_BASE_URL/chat/completions" -d "{}" > /dev/null; sleep 300'
     )
     scenario = next(s for s in SCENARIOS if s.id == "loop-two-tool-cycles")
-    result = run_loop(scenario, ["sh", "-c", script], settle=SETTLE, timeout=2, env=ENV)
+    result = run_loop(scenario, ["sh", "-c", script], settle=0, timeout=2, env=ENV)
     assert result.status == "fail"
     assert result.outcome is not None and result.outcome.timed_out
     assert "loop-program-exit" in result.rules_broken

@@ -17,6 +17,8 @@ from harness.history.requests import read_request
 from harness.loop import run_loop
 from harness.loop.find import find_loop_scenario
 from harness.model.history import TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from harness.model.loop import LoopRequest, StreamedCall, StreamedTurn
+from harness.rules.loop import LoopFacts
 from harness.scenario import LoopScenario, parse_scenario
 from tests.scenarios_for_tests import ROOT
 
@@ -377,3 +379,73 @@ def test_a_responses_output_without_its_call_is_named_by_its_items():
 def test_a_body_that_is_no_request_says_why(body, dialect, says):
     with pytest.raises(HistoryFormatError, match=says):
         read_request(body, dialect)
+
+
+# -- the rules, on facts made by hand -----------------------------------------------------------
+
+
+def _facts(*bodies: object, dialect: str = "anthropic") -> LoopFacts:
+    turn = StreamedTurn(
+        "Checking.",
+        (),
+        (StreamedCall("c1", "f", '{"a": 1}', True), StreamedCall("c2", "f", '{"b": ', False)),
+        "max_tokens",
+        False,
+    )
+    requests = tuple(
+        LoopRequest(n, "POST", "/v1/messages", json.dumps(body).encode(), n - 1)
+        for n, body in enumerate(bodies, 1)
+    )
+    answer = StreamedTurn("Done.", (), (), "end_turn", False)
+    return LoopFacts(dialect, (turn, answer), ("main", "main"), requests)
+
+
+def _found(facts: LoopFacts) -> dict[str, list[str]]:
+    from harness.rules import rules_for
+
+    out: dict[str, list[str]] = {}
+    for rule in rules_for("loop"):
+        for violation in rule.check(facts):
+            out.setdefault(violation.rule, []).append(violation.message)
+    return out
+
+
+def _sent(call_input: object, name: str = "f", text: str = "Checking.") -> dict[str, object]:
+    return {
+        "stream": True,
+        "messages": [
+            {"role": "user", "content": "go"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": text},
+                    {"type": "tool_use", "id": "c1", "name": name, "input": call_input},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "x"}],
+            },
+        ],
+    }
+
+
+FIRST = {"stream": True, "messages": [{"role": "user", "content": "go"}]}
+
+
+def test_a_turn_sent_back_as_streamed_breaks_nothing():
+    assert _found(_facts(FIRST, _sent({"a": 1}))) == {}
+
+
+@pytest.mark.parametrize(
+    ("sent", "says"),
+    [
+        (_sent({"a": True}), "with arguments '{\"a\": true}' instead of '{\"a\": 1}'"),
+        (_sent({"a": 1}, name="g"), "with name 'g' instead of 'f'"),
+        (_sent({"a": 1}, text="Something else."), "sends back the text 'Something else.'"),
+    ],
+)
+def test_a_turn_sent_back_changed_is_named(sent, says):
+    found = _found(_facts(FIRST, sent))
+    assert list(found) == ["loop-turn-sent-back"]
+    assert says in found["loop-turn-sent-back"][0]

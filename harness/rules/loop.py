@@ -110,10 +110,16 @@ def _shown(text: str, limit: int = 60) -> str:
 
 
 def _json_equal(a: str, b: str) -> bool:
+    """The same JSON value (canonical text, so that 1 and true differ); text that does not parse
+    compares as text."""
     try:
-        return bool(json.loads(a) == json.loads(b))
+        return _canonical(a) == _canonical(b)
     except ValueError:
         return a == b
+
+
+def _canonical(text: str) -> str:
+    return json.dumps(json.loads(text), sort_keys=True, ensure_ascii=False)
 
 
 def _sent_turn(history: Sequence[HistoryMessage]) -> tuple[int, int]:

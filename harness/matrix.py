@@ -165,7 +165,8 @@ def run_libraries(
         adapter = resolve_adapter(library.adapter)
         contract = str(declared_contract(adapter.factory()))
         cases = cases_to_run(driver, adapter, quirks=quirks) if driver else []
-        runs.append(LibraryRun(library, version, contract, tuple(run_cases(cases, adapter))))
+        results = tuple(r.slim() for r in run_cases(cases, adapter))
+        runs.append(LibraryRun(library, version, contract, results))
     return runs
 
 

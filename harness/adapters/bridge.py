@@ -119,6 +119,16 @@ def drive_blocking(
 ) -> Generator[T, None, None]:
     """What ``work(reads, emit)``, run in a worker thread, emits and then returns, each output
     at the read of ``chunks`` that produced it (see the module's docstring)."""
+    if not join_within > 0:  # NaN too
+        raise ValueError(f"{join_within=} must be a positive number of seconds")
+    return _drive(work, chunks, join_within)
+
+
+def _drive(
+    work: Callable[[Iterator[Chunk], Emit[T]], Iterable[T] | None],
+    chunks: Iterator[Chunk],
+    join_within: float,
+) -> Generator[T, None, None]:
     channel: _Channel[Chunk, T] = _Channel()
     worker = threading.Thread(target=channel.run, args=(work,), name="drive-blocking", daemon=True)
     worker.start()

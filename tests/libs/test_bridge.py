@@ -233,3 +233,8 @@ def test_a_bridged_driver_passes_the_per_call_timing_rules(name: str) -> None:
     scenario = load_scenario(DRIVER / f"{name}.yaml")
     result = replay(scenario, "tests.libs.test_bridge:BridgedReferenceDriver")
     assert result.status == "pass", result.violations
+
+
+def test_a_time_to_join_within_that_is_no_time_is_refused_at_once() -> None:
+    with pytest.raises(ValueError, match="join_within=0 must be a positive number"):
+        drive_blocking(run_streaming, Source([]), join_within=0)

@@ -234,6 +234,20 @@ LIBRARIES: tuple[Library, ...] = (
         ("agno", "openai"),
         extra="agno",
     ),
+    Library(
+        "haystack",
+        f"{_HERE}.haystack_openai:make_adapter",
+        ("haystack", "openai"),
+        ("haystack-ai", "openai"),
+        extra="haystack",
+    ),
+    Library(
+        "autogen",
+        f"{_HERE}.autogen_openai:make_adapter",
+        ("autogen_ext", "autogen_core", "openai"),
+        ("autogen-ext", "autogen-core", "openai"),
+        extra="autogen",
+    ),
 )
 
 

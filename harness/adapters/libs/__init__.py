@@ -82,7 +82,7 @@ class Library:
     def installed(self) -> bool:
         if self.runtime == "node":
             return _node_resolves(self.modules)
-        return all(importlib.util.find_spec(module) is not None for module in self.modules)
+        return all(_importable(module) for module in self.modules)
 
     def version(self) -> str | None:
         """``2.68.0``, or with what it runs over, ``2.68.0 (openai 3.54.0)``; None if missing."""
@@ -99,6 +99,15 @@ class Library:
             return importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
             return "unknown"
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it; a dotted name whose parent
+    package is missing (``google.genai`` with no ``google``) is simply not importable."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # ModuleNotFoundError for the missing parent
+        return False
 
 
 def _node(script: str, *args: str) -> str | None:

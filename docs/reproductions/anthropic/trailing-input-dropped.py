@@ -1,8 +1,7 @@
-"""The anthropic SDK's MessageStream, without the harness: tool-use arguments that hold a
-complete JSON object and then more come out as the first object, with nothing marking the
-input corrupt.
+"""The anthropic SDK's MessageStream, without the harness: tool-use input that holds a complete
+JSON object and then more comes out as the first object, with nothing marking it corrupt.
 
-    python docs/reproductions/anthropic_trailing_data.py
+    python docs/reproductions/anthropic/trailing-input-dropped.py
 
 prints, with anthropic 2.12.0:
 
@@ -12,18 +11,18 @@ prints, with anthropic 2.12.0:
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
 import anthropic
-import httpx2
 
 
 def event(kind: str, **fields: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps({'type': kind, **fields})}\n\n"
 
 
-def body(fragments: list[str]) -> str:
+def body(fragments: list[str]) -> bytes:
     message = {
         "id": "msg_1",
         "type": "message",
@@ -35,35 +34,43 @@ def body(fragments: list[str]) -> str:
         "usage": {"input_tokens": 1, "output_tokens": 1},
     }
     block = {"type": "tool_use", "id": "toolu_1", "name": "get_ticket", "input": {}}
+    deltas = [
+        event(
+            "content_block_delta",
+            index=0,
+            delta={"type": "input_json_delta", "partial_json": fragment},
+        )
+        for fragment in fragments
+    ]
     return "".join(
         [
             event("message_start", message=message),
             event("content_block_start", index=0, content_block=block),
-            *(
-                event(
-                    "content_block_delta",
-                    index=0,
-                    delta={"type": "input_json_delta", "partial_json": fragment},
-                )
-                for fragment in fragments
-            ),
+            *deltas,
             event("content_block_stop", index=0),
             event("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 5}),
             event("message_stop"),
         ]
+    ).encode()
+
+
+def offline_client(data: bytes) -> anthropic.Anthropic:
+    """A client whose every request is answered with the body (httpx, or httpx2 in recent SDK
+    releases: whichever the SDK's own client is built on)."""
+    base = next(c for c in anthropic.DefaultHttpxClient.__mro__ if c.__module__.startswith("httpx"))
+    httpx = importlib.import_module(base.__module__.partition(".")[0])
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=data
+        )
     )
+    http = anthropic.DefaultHttpxClient(transport=transport)
+    return anthropic.Anthropic(api_key="offline", max_retries=0, http_client=http)
 
 
 def tool_input(fragments: list[str]) -> Any:
-    text = body(fragments).encode()
-    transport = httpx2.MockTransport(
-        lambda request: httpx2.Response(
-            200, headers={"content-type": "text/event-stream"}, content=text
-        )
-    )
-    client = anthropic.Anthropic(
-        api_key="offline", max_retries=0, http_client=httpx2.Client(transport=transport)
-    )
+    """The input of the tool_use block as content_block_stop hands it over."""
+    client = offline_client(body(fragments))
     with client.messages.stream(
         model="any", max_tokens=16, messages=[{"role": "user", "content": "go"}]
     ) as stream:
@@ -74,5 +81,10 @@ def tool_input(fragments: list[str]) -> Any:
 
 
 if __name__ == "__main__":
-    for fragments in (['{"ticket_id": 42', "}", "}"], ['{"city": "Paris"}'] * 2):
-        print(repr("".join(fragments)), "->", tool_input(fragments))
+    for fragments, first in (
+        (['{"ticket_id": 42', "}", "}"], {"ticket_id": 42}),
+        (['{"city": "Paris"}'] * 2, {"city": "Paris"}),
+    ):
+        got = tool_input(fragments)
+        print(repr("".join(fragments)), "->", got)
+        assert got == first, "the SDK no longer keeps only the first object"

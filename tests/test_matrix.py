@@ -21,6 +21,7 @@ from harness.adapters.libs import LIBRARIES, Library, libraries
 from harness.adapters.libs.explanations import (
     _REGISTERED,
     Explanation,
+    Match,
     all_explanations,
     explanations,
 )
@@ -73,7 +74,7 @@ def explained(monkeypatch: pytest.MonkeyPatch) -> Explanation:
     """The mutant's bug, explained for the length of a test."""
     explanations("mutant")  # the package's own explanations are loaded first
     bug = Explanation(
-        "mutant", "text-after-calls", "It emits the text after the calls.", rules=None
+        library="mutant", id="text-after-calls", text="It emits the text after the calls."
     )
     monkeypatch.setitem(_REGISTERED, "mutant", [bug])
     return bug
@@ -140,7 +141,9 @@ def test_an_explanation_groups_the_causes_it_covers(
 def test_an_explanation_that_covers_no_cause_is_refused(
     mutant_run: LibraryRun, monkeypatch: pytest.MonkeyPatch, explained: Explanation
 ) -> None:
-    idle = Explanation("mutant", "never", "Never happens.", scenarios=frozenset({PASSES}))
+    idle = Explanation(
+        scenarios=frozenset({PASSES}), library="mutant", id="never", text="Never happens."
+    )
     monkeypatch.setitem(_REGISTERED, "mutant", [idle, explained])
     assert problems([mutant_run]) == ["mutant: explanation 'never' covers no cause of this run"]
 
@@ -148,19 +151,39 @@ def test_an_explanation_that_covers_no_cause_is_refused(
 @pytest.mark.parametrize(
     ("explanation", "triggers", "covered"),
     [
-        (Explanation("l", "a", "t"), ((),), True),
-        (Explanation("l", "a", "t", quirks=frozenset({"no_index"})), ((),), False),
-        (Explanation("l", "a", "t", quirks=frozenset({"no_index"})), (("no_index",),), True),
+        (Explanation(library="l", id="a", text="t"), ((),), True),
+        (Explanation(library="l", id="a", text="t", quirks=frozenset({"no_index"})), ((),), False),
+        (
+            Explanation(library="l", id="a", text="t", quirks=frozenset({"no_index"})),
+            (("no_index",),),
+            True,
+        ),
         # every smallest quirk set must hold one of the quirks
         (
-            Explanation("l", "a", "t", quirks=frozenset({"no_index"})),
+            Explanation(library="l", id="a", text="t", quirks=frozenset({"no_index"})),
             (("no_index",), ("keep_alive",)),
             False,
         ),
-        (Explanation("l", "a", "t", as_written=True), (("no_index",),), False),
-        (Explanation("l", "a", "t", as_written=False), (("no_index",),), True),
-        (Explanation("l", "a", "t", scenarios=frozenset({"other"})), ((),), False),
-        (Explanation("l", "a", "t", rules=frozenset({"parallel-apart"})), ((),), False),
+        (Explanation(library="l", id="a", text="t", as_written=True), (("no_index",),), False),
+        (Explanation(library="l", id="a", text="t", as_written=False), (("no_index",),), True),
+        (Explanation(library="l", id="a", text="t", scenarios=frozenset({"other"})), ((),), False),
+        (
+            Explanation(library="l", id="a", text="t", rules=frozenset({"parallel-apart"})),
+            ((),),
+            False,
+        ),
+        # one bug as a scenario as written, and elsewhere under a quirk
+        (
+            Explanation(
+                scenarios=frozenset({"other"}),
+                alternatives=(Match(quirks=frozenset({"no_index"})),),
+                library="l",
+                id="a",
+                text="t",
+            ),
+            (("no_index",),),
+            True,
+        ),
     ],
 )
 def test_what_an_explanation_covers(

@@ -13,7 +13,7 @@ from harness.adapters.libs import LIBRARIES, Library
 from harness.adapters.registry import resolve_adapter
 from harness.model.driver_run import declared_contract
 from harness.replay import replay
-from harness.scenario import load_scenario
+from harness.scenario import DriverScenario, load_scenario
 
 DRIVER = Path(__file__).resolve().parents[2] / "scenarios" / "driver"
 
@@ -67,6 +67,8 @@ def test_the_glue_reports_what_the_library_hands_over(name: str, scenario: str, 
     library = _NAMED[name]
     if not library.installed():
         pytest.skip(f"{name} is not installed")
-    case = dataclasses.replace(load_scenario(DRIVER / f"{scenario}.yaml"), quirks=(quirk,))
+    written = load_scenario(DRIVER / f"{scenario}.yaml")
+    assert isinstance(written, DriverScenario)
+    case = dataclasses.replace(written, quirks=(quirk,))
     result = replay(case, resolve_adapter(library.adapter))
     assert result.status == "pass", result.violations

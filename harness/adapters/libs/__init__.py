@@ -190,7 +190,7 @@ LIBRARIES: tuple[Library, ...] = (
     Library(
         "litellm",
         f"{_HERE}.litellm:make_adapter",
-        ("litellm",),
+        ("litellm", "openai"),
         ("litellm", "openai"),
         extra="litellm",
     ),

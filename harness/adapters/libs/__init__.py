@@ -178,8 +178,8 @@ LIBRARIES: tuple[Library, ...] = (
     Library(
         "langchain-core",
         f"{_HERE}.langchain_core:make_adapter",
-        ("langchain_core",),
-        ("langchain-core",),
+        ("langchain_core", "openai"),
+        ("langchain-core", "openai"),
     ),
     Library(
         "pydantic-ai",
@@ -190,7 +190,7 @@ LIBRARIES: tuple[Library, ...] = (
     Library(
         "litellm",
         f"{_HERE}.litellm:make_adapter",
-        ("litellm",),
+        ("litellm", "openai"),
         ("litellm", "openai"),
         extra="litellm",
     ),

@@ -61,7 +61,7 @@ def _cases() -> list[Any]:
     return cases
 
 
-@pytest.mark.slow
+@pytest.mark.matrix
 @pytest.mark.parametrize(("library", "explanation"), _cases())
 def test_the_reproduction_shows_the_bug(library: Library, explanation: Explanation) -> None:
     script = ROOT / explanation.reproduction

@@ -1,12 +1,14 @@
 """llama-index's OpenAI class, without the harness: two parallel calls sent at index 0, each
-with its own id (as Groq sends them), come out of get_tool_calls_from_response as one call with
-the ids and names joined and the arguments, two objects back to back, parsed to {}.
+with its own id (as Groq sends them), or with no index at all (as Gemini's compatible endpoint
+sends them), come out of get_tool_calls_from_response as one call with the ids and names
+joined and the arguments, two objects back to back, parsed to {}.
 
     python docs/reproductions/llama-index-openai/glued-calls-at-one-index.py
 
 prints, with llama-index-llms-openai 0.8.3 (llama-index-core 0.14.25, openai 2.54.0):
 
-    calls: [('call_1call_2', 'read_fileread_file', {})]
+    at index 0:     [('call_1call_2', 'read_fileread_file', {})]
+    without index:  [('call_1call_2', 'read_fileread_file', {})]
 """
 
 import json
@@ -37,19 +39,26 @@ def calls_of(body):
     return [(c.tool_id, c.tool_name, c.tool_kwargs) for c in calls]
 
 
-def whole(call_id, arguments):
-    call = {"index": 0, "id": call_id, "type": "function"}
-    return chunk(
-        {"tool_calls": [{**call, "function": {"name": "read_file", "arguments": arguments}}]}
+def delta(**call):
+    return chunk({"tool_calls": [call]})
+
+
+def two_calls(**index):
+    return (
+        delta(
+            **index, id="call_1", type="function", function={"name": "read_file", "arguments": ""}
+        )
+        + delta(**index, function={"arguments": '{"path": "a.rs"}'})
+        + delta(
+            **index, id="call_2", type="function", function={"name": "read_file", "arguments": ""}
+        )
+        + delta(**index, function={"arguments": '{"path": "b.rs"}'})
+        + chunk({}, "tool_calls")
+        + "data: [DONE]\n\n"
     )
 
 
-body = (
-    whole("call_1", '{"path": "a.rs"}')
-    + whole("call_2", '{"path": "b.rs"}')
-    + chunk({}, "tool_calls")
-    + "data: [DONE]\n\n"
-)
-calls = calls_of(body)
-print("calls:", calls)
-assert calls == [("call_1call_2", "read_fileread_file", {})], calls
+for shape, body in (("at index 0:", two_calls(index=0)), ("without index:", two_calls())):
+    calls = calls_of(body)
+    print(f"{shape:15} {calls}")
+    assert calls == [("call_1call_2", "read_fileread_file", {})], calls

@@ -1,11 +1,13 @@
-"""llama-index's OpenAI class, without the harness: a server that repeats the call's id on
-every delta gets the ids joined, so the call's id is one the server never issued.
+"""llama-index's OpenAI class, without the harness: a call whose id is repeated on every delta,
+or replaced on the later ones (toolcall0, as GLM through Mistral's API sends), gets the ids
+joined: the call's id is one the server never issued.
 
     python docs/reproductions/llama-index-openai/glued-ids.py
 
 prints, with llama-index-llms-openai 0.8.3 (llama-index-core 0.14.25, openai 2.54.0):
 
-    calls: [('call_k1call_k1call_k1', 'read_file', {'path': 'a.rs'})]
+    id repeated: [('call_k1call_k1call_k1', 'read_file', {'path': 'a.rs'})]
+    id changed:  [('chatcmpl-tool-1toolcall0toolcall0', 'read_file', {'path': 'a.rs'})]
 """
 
 import json
@@ -37,16 +39,22 @@ def calls_of(body):
 
 
 def delta(**call):
-    return chunk({"tool_calls": [{"index": 0, "id": "call_k1", **call}]})
+    return chunk({"tool_calls": [{"index": 0, **call}]})
 
 
-body = (
-    delta(type="function", function={"name": "read_file", "arguments": ""})
-    + delta(function={"arguments": '{"path": '})
-    + delta(function={"arguments": '"a.rs"}'})
-    + chunk({}, "tool_calls")
-    + "data: [DONE]\n\n"
-)
-calls = calls_of(body)
-print("calls:", calls)
+def one_call(first_id, later_id):
+    return (
+        delta(id=first_id, type="function", function={"name": "read_file", "arguments": ""})
+        + delta(id=later_id, function={"arguments": '{"path": '})
+        + delta(id=later_id, function={"arguments": '"a.rs"}'})
+        + chunk({}, "tool_calls")
+        + "data: [DONE]\n\n"
+    )
+
+
+calls = calls_of(one_call("call_k1", "call_k1"))
+print("id repeated:", calls)
 assert calls == [("call_k1call_k1call_k1", "read_file", {"path": "a.rs"})], calls
+calls = calls_of(one_call("chatcmpl-tool-1", "toolcall0"))
+print("id changed: ", calls)
+assert calls == [("chatcmpl-tool-1toolcall0toolcall0", "read_file", {"path": "a.rs"})], calls

@@ -3,87 +3,65 @@ and Anthropic classes (``harness.adapters.libs.llama_index``).
 
 The OpenAI class keeps its own list of calls (``update_tool_calls``): a delta continues the last
 call when its index equals that call's, and every string field of it (id, name, arguments) is
-appended; anything else starts a call. Several of its bugs show on scenarios written with a
-server's shape and, the same, on every stream a gateway's quirk reshapes, which one matcher
-cannot name together: each such bug has an explanation for each."""
+appended; anything else starts a call. Its bugs show on scenarios written with a server's shape
+and, the same, wherever a gateway's quirk reshapes a stream so. Where two shapes lose the same
+call at the same event of a stream, the cause they share is explained by the one registered
+first, and the other's explanation says so."""
 
 from __future__ import annotations
 
-from harness.adapters.libs.explanations import explain
+from harness.adapters.libs.explanations import Match, explain
 
 OPENAI = "llama-index-openai"
 ANTHROPIC = "llama-index-anthropic"
 
-#: parallel calls sent at one index, or with none, as servers were recorded sending them
-_ONE_INDEX = (
-    "same-index-parallel-calls",
-    "groq-three-calls-same-index",
-    "groq-whole-calls-same-index",
-    "gateway-rewrites-indices",
-    "no-index-on-call-deltas",
-)
-
-_GLUED = """update_tool_calls compares a delta's index with the last call's only, so every call
-    at the same index, or without one, continues the first: the user gets one call whose id and
-    name are the calls' joined (call_1call_2, write_filewrite_file) and whose arguments, two
-    objects back to back, parse to {}. No call the model made runs."""
+#: the shapes whose call ids update_tool_calls glues together
+ID_SHAPES = {"id_changes", "id_every_chunk"}
 
 explain(
     OPENAI,
     "glued-calls-at-one-index",
-    f"""Parallel calls sent at one index, each with its own id (Groq, Ollama through LiteLLM,
-    gateways that renumber), or with no index (Gemini's compatible endpoint, Ollama), are glued
-    into one. {_GLUED} No upstream report found.""",
-    scenarios=_ONE_INDEX,
+    """Parallel calls sent at one index, each with its own id (Groq, Ollama through LiteLLM,
+    gateways that renumber or drop indices), or with no index (Gemini's compatible endpoint,
+    Ollama), are glued into one: update_tool_calls compares a delta's index with the last
+    call's only, so every such call continues the first. The user gets one call whose id and
+    name are the calls' joined (call_1call_2, write_filewrite_file) and whose arguments, two
+    objects back to back, parse to {}: no call the model made runs. No upstream report
+    found.""",
+    scenarios={
+        "same-index-parallel-calls",
+        "groq-three-calls-same-index",
+        "groq-whole-calls-same-index",
+        "gateway-rewrites-indices",
+        "no-index-on-call-deltas",
+    },
+    also=[Match(quirks=frozenset({"no_index", "same_index"}))],
 )
-explain(
-    OPENAI,
-    "glued-calls-when-index-dropped",
-    f"""A gateway that drops the calls' index, or sends every call at index 0, glues the parallel
-    calls of any stream into one, as in glued-calls-at-one-index. {_GLUED}""",
-    quirks={"no_index", "same_index"},
-)
-
-_IDS = """update_tool_calls appends every id a delta carries to the call's id, so the user's
-    tool result answers an id the server never issued (call_k1call_k1..., or the first id
-    and the later ones joined), which the server rejects or cannot match."""
-
 explain(
     OPENAI,
     "glued-ids",
-    f"""A server that repeats the call's id on every delta, or changes it mid-call (GLM through
-    Mistral's API), gets the ids glued. {_IDS} No upstream report found.""",
+    """A call whose id is repeated on every delta, or changed mid-call (GLM through Mistral's
+    API), gets the ids glued: update_tool_calls appends every id a delta carries to the call's,
+    so the user's tool result answers an id the server never issued (call_k1call_k1..., or the
+    first id and the later ones joined), which the server rejects or cannot match. No upstream
+    report found.""",
     scenarios={"id-on-every-chunk", "id-changes-mid-stream"},
     rules={"emit-once-early"},
+    also=[Match(quirks=frozenset(ID_SHAPES))],
 )
-explain(
-    OPENAI,
-    "glued-ids-when-id-repeated",
-    f"""A gateway that repeats the call's id on its later deltas, or sends another there, gets
-    the ids glued on any stream, as in glued-ids. {_IDS}""",
-    quirks={"id_changes", "id_every_chunk"},
-)
-
-_NAMES = """update_tool_calls appends every name a delta carries to the call's name, so the
-    user looks up a tool such as final_resultfinal_result, which does not exist."""
-
 explain(
     OPENAI,
     "glued-names",
-    f"""llama.cpp's server repeats the tool's name on every delta. {_NAMES} The same class as
-    ggml-org/llama.cpp#13774, reported from the pydantic-ai side.""",
+    """A tool name repeated on every delta (llama.cpp's server, bifrost) is glued:
+    update_tool_calls appends every name a delta carries to the call's, so the user looks up a
+    tool such as final_resultfinal_result, which does not exist. llama.cpp's server stopped
+    repeating the name in ggml-org/llama.cpp#13800; LlamaIndex still glues it.""",
     scenarios={"name-every-chunk"},
     rules={"strict-assembly"},
-)
-explain(
-    OPENAI,
-    "glued-names-when-name-repeated",
-    f"""A gateway that repeats the tool's name on every delta gets it glued on any stream, as in
-    glued-names. {_NAMES}""",
-    quirks={"name_every_chunk"},
+    also=[Match(quirks=frozenset({"name_every_chunk"}))],
 )
 
-# After glued-ids-when-id-repeated: a case with repeated ids and one with interleaved fragments
+# After glued-ids: a case with repeated ids and one with interleaved fragments
 # fail at the same events, so they share causes, and those are explained here.
 explain(
     OPENAI,
@@ -94,9 +72,9 @@ explain(
     the real calls with arguments {} and a nameless call for each fragment, so the tools run
     with no arguments. The matrix finds it at some events where a repeated id fails too, so it
     counts those cases here.""",
-    quirks={"interleaved_fragments", "id_changes", "id_every_chunk"},
+    quirks={"interleaved_fragments", *ID_SHAPES},
 )
-# After glued-ids-when-id-repeated: a chunk with several calls fails only at events where a
+# After glued-ids: a chunk with several calls fails only at events where a
 # glued id fails too, so they share causes, and those are explained here.
 explain(
     OPENAI,
@@ -105,7 +83,7 @@ explain(
     that carries several calls whole (Ollama through LiteLLM, merged chunks) loses the others:
     the user never sees them and the model's other calls never run. The matrix finds it at the
     events where a repeated id also loses the call, so it counts those cases here.""",
-    quirks={"calls_in_one_chunk", "id_changes", "id_every_chunk"},
+    quirks={"calls_in_one_chunk", *ID_SHAPES},
 )
 
 # First of the Anthropic class's: with no events, nothing else it does shows

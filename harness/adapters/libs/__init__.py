@@ -257,6 +257,20 @@ LIBRARIES: tuple[Library, ...] = (
         ("autogen-ext", "autogen-core", "openai"),
         extra="autogen",
     ),
+    Library(
+        "llama-index-openai",
+        f"{_HERE}.llama_index:make_openai_adapter",
+        ("llama_index.llms.openai", "openai"),
+        ("llama-index-llms-openai", "llama-index-core", "openai"),
+        extra="llama-index",
+    ),
+    Library(
+        "llama-index-anthropic",
+        f"{_HERE}.llama_index:make_anthropic_adapter",
+        ("llama_index.llms.anthropic", "anthropic"),
+        ("llama-index-llms-anthropic", "llama-index-core", "anthropic"),
+        extra="llama-index",
+    ),
 )
 
 

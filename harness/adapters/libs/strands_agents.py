@@ -22,7 +22,6 @@ end; the text it replaced them with is not streamed text, and is not reported.
 from __future__ import annotations
 
 import logging
-
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 

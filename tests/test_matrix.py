@@ -9,6 +9,7 @@ the library did in harness/adapters/libs/explanations/ and its script in docs/re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from harness.codecs.registry import dialects
 from harness.demo import render_libraries
 from harness.matrix import (
     LibraryRun,
+    cause_json,
     document,
     merge,
     problems,
@@ -307,3 +309,16 @@ def test_the_demo_passes_without_the_libraries(
     assert out.rstrip().endswith("ghost  not installed: pip install 'streamharness[ghost]'")
     assert not [line for line in out.splitlines() if line.startswith("!! ")], out
     assert code == 0
+
+
+def test_ids_a_library_makes_up_are_masked(mutant_run: LibraryRun) -> None:
+    # pydantic-ai names a call it cannot place pyd_ai_<32 hex>, agno a uuid: anew on every run
+    cause = mutant_run.causes()[0]
+    assert cause.violation is not None
+    made_up = dataclasses.replace(
+        cause.violation,
+        message="call 'pyd_ai_6bef2570d59b45ce8a8d8785c94e3ab0' and "
+        "'10c4841c-4bae-4311-8fbb-47fd84c4bbca' beside call_1",
+    )
+    record = cause_json(dataclasses.replace(cause, violation=made_up))
+    assert record["message"] == "call 'pyd_ai_<made-up>' and '<made-up>' beside call_1"

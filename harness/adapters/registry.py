@@ -68,6 +68,7 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.session.flag_mutants",
         "harness.adapters.session.collision_mutants",
         "harness.adapters.session.comparison_mutants",
+        "harness.adapters.session.ag_ui_mutants",
     ),
     "history": (
         "harness.adapters.history.mutants",

@@ -18,7 +18,8 @@ sub-session's id)::
     tool_select                       TOOL_CALL_START {toolCallId, toolCallName, parentMessageId}
     tool_executing                    TOOL_CALL_ARGS {delta: the arguments}, TOOL_CALL_END
     tool_completed                    what the call still lacks of the above, then
-                                      TOOL_CALL_RESULT {messageId: "<id>.result", content}
+                                      TOOL_CALL_RESULT {messageId: "<session>.<id>.result",
+                                      content}
     subsession_start/_end             SUBAGENT_STARTED/_FINISHED {subagentRunId: the session}
     resume (top level)                MESSAGES_SNAPSHOT of the rebuilt session
     system_message, media             CUSTOM {name: "system_message" | "media", value}
@@ -511,7 +512,7 @@ class AGUIEncoder:
             result = event.result_for(call.id)
             data = {
                 "type": "TOOL_CALL_RESULT",
-                "messageId": f"{call.id}.result",
+                "messageId": f"{session}.{call.id}.result",
                 "toolCallId": call.id,
                 "content": result.content if result else "",
                 "role": "tool",
@@ -741,7 +742,7 @@ def _snapshot(
             out.append(data)
         for c in message.tool_calls:
             tool: dict[str, Any] = {
-                "id": f"{c.id}.result",
+                "id": f"{session}.{c.id}.result",
                 "role": "tool",
                 "toolCallId": c.id,
                 "content": c.result or "",

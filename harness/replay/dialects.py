@@ -22,13 +22,20 @@ _CASES: weakref.WeakKeyDictionary[SessionScenario, dict[str, SessionScenario | s
     weakref.WeakKeyDictionary()
 )
 _LOCK = threading.Lock()
+#: (adapter name, its factory) -> the session dialect it declares: asked once, as making an
+#: adapter to ask it may cost
+_DECLARED: dict[tuple[str, int], str | None] = {}
 
 
 def adapter_session_dialect(info: AdapterInfo) -> SessionCodec | None:
     """The session codec of the dialect the adapter declares (``session_dialect``), or None
     when it declares none (it is fed canonical events). An unknown dialect is a
     ``UsageError``."""
-    name = declared(info, "session_dialect")
+    key = (info.name, id(info.factory))
+    with _LOCK:
+        if key not in _DECLARED:
+            _DECLARED[key] = declared(info, "session_dialect")
+        name = _DECLARED[key]
     return None if name is None else session_codec(name)
 
 

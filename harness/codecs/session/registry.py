@@ -12,7 +12,6 @@ from harness.codecs.session.base import SessionCodec
 #: module and class of each bundled session codec, in the order ``session_codecs()`` lists them
 BUNDLED_SESSION_CODECS: tuple[tuple[str, str], ...] = (
     ("harness.codecs.session.ag_ui", "AGUISessionCodec"),
-    # ("harness.codecs.session.ai_sdk", "AISDKSessionCodec"),
 )
 
 _bundled: dict[str, SessionCodec] | None = None

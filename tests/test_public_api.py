@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from harness.adapters.protocol import UIProtocolAdapter
+
 import harness
 from harness import (
     AsyncDriverAdapter,
@@ -74,6 +76,10 @@ REFERENCES = [info for info in BUNDLED.values() if info.kind == "reference"]
 def test_each_bundled_reference_satisfies_its_layers_protocol(info) -> None:
     adapter = info.factory()
     assert adapter_layers(adapter) == (info.layer,)
+    if getattr(adapter, "session_dialect", None) is not None:  # a UI protocol's consumer
+        assert isinstance(adapter, UIProtocolAdapter)
+        assert not inspect.iscoroutinefunction(adapter.feed)
+        return
     assert isinstance(adapter, SYNC[info.layer])
     # isinstance sees only that the methods exist; the sync form is what the replayer sees too
     method = getattr(adapter, "drive" if info.layer == "driver" else "feed")

@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-from harness.adapters.protocol import UIProtocolAdapter
-
 import harness
 from harness import (
     AsyncDriverAdapter,
@@ -23,7 +21,7 @@ from harness import (
     TextOut,
 )
 from harness.adapters.history.reference import ReferenceHistoryStore
-from harness.adapters.protocol import adapter_layers
+from harness.adapters.protocol import UIProtocolAdapter, adapter_layers
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.library import library_path
 from harness.model.session import SessionEvent

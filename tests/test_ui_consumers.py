@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from harness.replay import replay
-from harness.scenario import load_scenario
+from harness.replay.result import ScenarioResult
+from harness.scenario import SessionScenario, load_scenario
 from harness.scenario.variations import select_session_cases
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,16 +30,21 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def installed() -> Path:
     done = subprocess.run(
-        ["npm", "ci", "--no-audit", "--no-fund"], cwd=FOLDER, capture_output=True, text=True,
+        ["npm", "ci", "--no-audit", "--no-fund"],
+        cwd=FOLDER,
+        capture_output=True,
+        text=True,
         timeout=300,
     )
-    if done.returncode != 0:
-        pytest.skip(f"npm ci failed (no registry?): {done.stderr[-400:]}")
+    # CI installs from the npm registry: a failed install is a failure, not a skip
+    assert done.returncode == 0, f"npm ci failed in {FOLDER}: {done.stderr[-400:]}"
     return FOLDER
 
 
-def as_written(name: str, adapter: str):
-    scenario = select_session_cases(load_scenario(SCENARIOS / f"{name}.yaml"), "none")[0]
+def as_written(name: str, adapter: str) -> ScenarioResult:
+    written = load_scenario(SCENARIOS / f"{name}.yaml")
+    assert isinstance(written, SessionScenario)
+    scenario = select_session_cases(written, "none")[0]
     return replay(scenario, adapter, timeout=30)
 
 
@@ -69,7 +75,10 @@ def test_ag_ui_client_breaks_exactly_the_explained_rules(installed, monkeypatch,
 )
 def test_each_ag_ui_client_bug_is_reproduced_without_the_harness(installed, script):
     done = subprocess.run(
-        ["node", f"reproductions/{script}.mjs"], cwd=installed, capture_output=True, text=True,
+        ["node", f"reproductions/{script}.mjs"],
+        cwd=installed,
+        capture_output=True,
+        text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stdout[-800:] + done.stderr[-800:]

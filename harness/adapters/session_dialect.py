@@ -45,7 +45,9 @@ class DialectAdapter:
             try:
                 feed(data)
             except Exception as exc:
-                raise DialectFeedError(f"{type(exc).__name__}: {exc}; fed {_excerpt(data)}") from exc
+                raise DialectFeedError(
+                    f"{type(exc).__name__}: {exc}; fed {_excerpt(data)}"
+                ) from exc
 
     def _decode(self) -> tuple[tuple[Notification, ...], Transcript]:
         if self._decoded is None:
@@ -75,7 +77,9 @@ class AsyncDialectAdapter:
             try:
                 await self.inner.feed(data)
             except Exception as exc:
-                raise DialectFeedError(f"{type(exc).__name__}: {exc}; fed {_excerpt(data)}") from exc
+                raise DialectFeedError(
+                    f"{type(exc).__name__}: {exc}; fed {_excerpt(data)}"
+                ) from exc
 
     async def _decode(self) -> tuple[tuple[Notification, ...], Transcript]:
         if self._decoded is None:

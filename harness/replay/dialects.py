@@ -51,7 +51,10 @@ def dialect_case(scenario: SessionScenario, codec: SessionCodec) -> SessionScena
 def _made(scenario: SessionScenario, codec: SessionCodec) -> SessionScenario | str:
     where = f"the {codec.name} session dialect cannot carry it: "
     if scenario.unlabelled_subsessions:
-        return where + "its sub-sessions reach the consumer unlabelled, and a UI protocol names each event's agent"
+        return (
+            where
+            + "its sub-sessions reach the consumer unlabelled, and a UI protocol names each event's agent"
+        )
     projected = scenario.trace.mapped(codec.project)
     try:
         reason = codec.can_express(projected)

@@ -82,16 +82,19 @@ def replay(
     dialect = None
     if isinstance(scenario, SessionScenario) and scenario.layer == "session":
         dialect = adapter_session_dialect(info)
-    if dialect is not None:
-        case = dialect_case(scenario, dialect)
-        if isinstance(case, str):
-            return ScenarioResult(
-                scenario, info.name, "skip", skip_reason=case,
-                seconds=time.perf_counter() - started,
-            )
-        scenario = case
-        profile = dialect.profile
-        rules = [r for r in rules if r.id not in profile or profile[r.id].applies]
+        if dialect is not None:
+            case = dialect_case(scenario, dialect)
+            if isinstance(case, str):
+                return ScenarioResult(
+                    scenario,
+                    info.name,
+                    "skip",
+                    skip_reason=case,
+                    seconds=time.perf_counter() - started,
+                )
+            scenario = case
+            profile = dialect.profile
+            rules = [r for r in rules if r.id not in profile or profile[r.id].applies]
     run: SessionReplay | DriverReplay
     if isinstance(scenario, DriverScenario):
         run = DriverReplay(scenario, rules, known)
@@ -126,7 +129,7 @@ def replay(
                 reason = run.skip_reason(instance)
             if reason is not None:
                 return reason
-        if dialect is not None:
+        if dialect is not None and isinstance(run, SessionReplay):
             instance = in_dialect(instance, dialect.encoder(run.delivered))
         run.run(instance, progress)
         return None

@@ -310,7 +310,11 @@ class AGUIEncoder:
             chain.append((session, up))
             session = up
         for sub, up in reversed(chain):
-            started: dict[str, Any] = {"type": "SUBAGENT_STARTED", "subagentRunId": sub, "name": sub}
+            started: dict[str, Any] = {
+                "type": "SUBAGENT_STARTED",
+                "subagentRunId": sub,
+                "name": sub,
+            }
             if self.parent.get(up) is not None:
                 started["parentSubagentRunId"] = up
             out.append(started)
@@ -339,7 +343,9 @@ class AGUIEncoder:
     def _text_end(self, message_id: str, kind: str) -> list[dict[str, Any]]:
         session = self.owners[message_id]
         if kind == "text":
-            return [self._attributed(session, {"type": "TEXT_MESSAGE_END", "messageId": message_id})]
+            return [
+                self._attributed(session, {"type": "TEXT_MESSAGE_END", "messageId": message_id})
+            ]
         return [
             self._attributed(session, {"type": "REASONING_MESSAGE_END", "messageId": message_id}),
             self._attributed(session, {"type": "REASONING_END", "messageId": message_id}),
@@ -364,9 +370,15 @@ class AGUIEncoder:
         start = {"type": "TEXT_MESSAGE_START", "messageId": event.message_id, "role": "user"}
         out.append(self._attributed(session, start))
         if event.text:
-            content = {"type": "TEXT_MESSAGE_CONTENT", "messageId": event.message_id, "delta": event.text}
+            content = {
+                "type": "TEXT_MESSAGE_CONTENT",
+                "messageId": event.message_id,
+                "delta": event.text,
+            }
             out.append(self._attributed(session, content))
-        out.append(self._attributed(session, {"type": "TEXT_MESSAGE_END", "messageId": event.message_id}))
+        out.append(
+            self._attributed(session, {"type": "TEXT_MESSAGE_END", "messageId": event.message_id})
+        )
         return out
 
     def on_interaction_start(self, event: ev.InteractionStart) -> list[dict[str, Any]]:
@@ -393,8 +405,14 @@ class AGUIEncoder:
         self.started.add(message_id)
         if event.role == "thought":
             run.texts[message_id] = "reasoning"
-            out.append(self._attributed(session, {"type": "REASONING_START", "messageId": message_id}))
-            start = {"type": "REASONING_MESSAGE_START", "messageId": message_id, "role": "reasoning"}
+            out.append(
+                self._attributed(session, {"type": "REASONING_START", "messageId": message_id})
+            )
+            start = {
+                "type": "REASONING_MESSAGE_START",
+                "messageId": message_id,
+                "role": "reasoning",
+            }
         else:
             run.texts[message_id] = "text"
             start = {"type": "TEXT_MESSAGE_START", "messageId": message_id, "role": "assistant"}
@@ -478,7 +496,9 @@ class AGUIEncoder:
             args = {"type": "TOOL_CALL_ARGS", "toolCallId": call.id, "delta": state.args}
             out.append(self._attributed(state.session, args))
         state.ended = True
-        out.append(self._attributed(state.session, {"type": "TOOL_CALL_END", "toolCallId": call.id}))
+        out.append(
+            self._attributed(state.session, {"type": "TOOL_CALL_END", "toolCallId": call.id})
+        )
         run = self.run
         if run is not None and _key((state.session, call.id)) in run.open_calls:
             run.open_calls.remove(_key((state.session, call.id)))
@@ -546,7 +566,11 @@ class AGUIEncoder:
             if isinstance(event, ev.SystemMessage)
             else {"contentType": event.content_type, "content": event.content}
         )
-        return [self._attributed(event.session_id, {"type": "CUSTOM", "name": event.kind, "value": value})]
+        return [
+            self._attributed(
+                event.session_id, {"type": "CUSTOM", "name": event.kind, "value": value}
+            )
+        ]
 
     def on_resume(self, event: ev.Resume) -> list[dict[str, Any]]:
         session = event.session_id
@@ -579,7 +603,11 @@ class AGUIEncoder:
             if owner == session and not state.done:  # still running: not in the history
                 made = f"{call_id}.call"
                 self.synthetic[made] = (session, None)
-                call = {"id": call_id, "type": "function", "function": {"name": state.name, "arguments": state.args}}
+                call = {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": state.name, "arguments": state.args},
+                }
                 messages.append({"id": made, "role": "assistant", "toolCalls": [call]})
                 state.parent = made
         return [*out, {"type": "MESSAGES_SNAPSHOT", "messages": messages}]
@@ -612,8 +640,8 @@ class AGUIEncoder:
         sessions: dict[str, list[Message]],
         updates: list[MessageUpdate],
     ) -> None:
-        shown: list[tuple[str, str | None, dict[str, Any]]] = []  # (session, host, message)
-        results: dict[int, list[tuple[str, dict[str, Any]]]] = {}
+        shown: list[tuple[str, str | None, Mapping[str, Any]]] = []  # (session, host, message)
+        results: dict[int, list[tuple[str, Mapping[str, Any]]]] = {}
         for i, raw in enumerate(messages):
             path = f"view[{thread!r}][{i}]"
             message = _mapping(raw, path)
@@ -642,12 +670,18 @@ class AGUIEncoder:
         for j, (session, host, message) in enumerate(shown):
             got = results.get(j, [])
             for call in _calls(message, f"view[{thread!r}]"):
-                call_id, function = call.get("id"), _mapping(call.get("function"), "toolCalls[].function")
+                call_id, function = (
+                    call.get("id"),
+                    _mapping(call.get("function"), "toolCalls[].function"),
+                )
                 name, arguments = function.get("name", ""), function.get("arguments", "")
                 mine = [r for cid, r in got if cid == call_id]
                 if not mine:
-                    status = "using" if arguments else "preparing"
-                    notes.append(Notification(session, str(call_id), str(name), status))
+                    notes.append(
+                        Notification(
+                            session, str(call_id), str(name), "using" if arguments else "preparing"
+                        )
+                    )
                     continue
                 if host is not None and host in self.future_hosts and host not in self.started:
                     continue  # held for a message not started yet, as the session layer holds it
@@ -659,12 +693,13 @@ class AGUIEncoder:
                         _text(result.get("content")),
                         bool(result.get("error")),
                     )
-                    _attach(sessions.setdefault(session, []), host, attached, updates, session)
+                    where = host if host is not None else str(call_id)
+                    _attach(sessions.setdefault(session, []), where, attached, updates, session)
 
 
 def _attach(
     messages: list[Message],
-    host: str | None,
+    host: str,
     call: AttachedCall,
     updates: list[MessageUpdate],
     session: str,
@@ -697,7 +732,9 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text")
+        return "".join(
+            p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+        )
     return json.dumps(content)
 
 

@@ -38,7 +38,9 @@ def register_session_codec(codec: SessionCodec) -> SessionCodec:
     a ``UsageError``; ``harness.scoped_registrations()`` forgets it at the end of a block."""
     name = getattr(codec, "name", None)
     if not isinstance(name, str) or not name:
-        raise UsageError(f"{codec!r} is not a session codec: its 'name' should be a non-empty string")
+        raise UsageError(
+            f"{codec!r} is not a session codec: its 'name' should be a non-empty string"
+        )
     missing = [
         m for m in ("can_express", "project", "encoder") if not callable(getattr(codec, m, None))
     ]

@@ -87,6 +87,7 @@ class Body {
     this.over = false; // the turn is over
     this.reason = null; // once cancelled: why
     this.way = null; // 'fetch' or 'chunks', once the turn reads its body one way
+    this.fetched = false;
   }
 
   claim(way) {

@@ -69,13 +69,13 @@ examples:
 # property its whole budget of random examples (tests/budgets.py; a tenth, with a fixed seed,
 # otherwise).
 test: $(STAMP) $(if $(HAVE_GO),examples)
-	$(call run_pytest,-m "not exhaustive")
+	$(call run_pytest,-m "not exhaustive and not matrix")
 
 test-fast: $(STAMP)
-	$(call run_pytest,-m "not slow and not exhaustive")
+	$(call run_pytest,-m "not slow and not exhaustive and not matrix")
 
 test-exhaustive: $(STAMP) $(if $(HAVE_GO),examples)
-	$(call run_pytest,-m "exhaustive or hypothesis",HARNESS_EXHAUSTIVE=1)
+	$(call run_pytest,-m "(exhaustive or hypothesis) and not matrix",HARNESS_EXHAUSTIVE=1)
 
 # The conformance matrix (docs/conformance.md and .json): each extra of consumer libraries in
 # an environment of its own (nox, noxfile.py: their pins conflict), every library over every

@@ -46,7 +46,10 @@ def _library_session(extra: str, names: list[str]) -> None:
         chosen = [f"--library={name}" for name in names]
         session.run("harness", "matrix", *chosen, "--format=json", f"--out={part}", "--check")
         # the tests of libraries not installed here skip; these never all do
-        session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/libs")
+        session.run(
+            "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/libs",
+            env={"HARNESS_MATRIX_EXTRA": extra},
+        )  # fmt: skip
 
     run.__doc__ = f"{', '.join(names)}: the matrix part and the library tests"
 

@@ -18,6 +18,7 @@ committed and diffed when a library's behaviour, or a rule, changes.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,8 +58,20 @@ class Bug:
             "reproduction": self.explanation.reproduction.as_posix(),
             "cases": sum(len(c.cases) for c in self.causes),
             "rules": sorted({c.rule for c in self.causes}),
-            "causes": [c.to_json() for c in self.causes],
+            "causes": [cause_json(c) for c in self.causes],
         }
+
+
+#: what a library makes up anew on each run (uuids, random hex ids such as pydantic-ai's
+#: ``pyd_ai_...``): the committed matrix must come out the same on every run
+_MADE_UP = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{24,}")
+
+
+def cause_json(cause: Cause) -> dict[str, object]:
+    """``Cause.to_json``, with the ids a library made up in its message said as ``<made-up>``."""
+    record = cause.to_json()
+    record["message"] = _MADE_UP.sub("<made-up>", str(record["message"]))
+    return record
 
 
 @dataclass(frozen=True)
@@ -122,7 +135,7 @@ class LibraryRun:
         bugs, unexplained = self.bugs()
         entry["cases"] = self.case_counts()
         entry["bugs"] = [b.to_json() for b in bugs]
-        entry["unexplained"] = [c.to_json() for c in unexplained]
+        entry["unexplained"] = [cause_json(c) for c in unexplained]
         return entry
 
 
@@ -165,7 +178,8 @@ def run_libraries(
         adapter = resolve_adapter(library.adapter)
         contract = str(declared_contract(adapter.factory()))
         cases = cases_to_run(driver, adapter, quirks=quirks) if driver else []
-        runs.append(LibraryRun(library, version, contract, tuple(run_cases(cases, adapter))))
+        results = tuple(r.slim() for r in run_cases(cases, adapter))
+        runs.append(LibraryRun(library, version, contract, results))
     return runs
 
 

@@ -13,6 +13,7 @@ import pytest
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.replay import ScenarioResult, replay
 from harness.replay.cases import cases_for
+from harness.replay.dialects import adapter_session_dialect, dialect_case
 from harness.replay.driver import DriverReplay
 from harness.rules import RULES
 from tests.scenarios_for_tests import LIBRARY, load_folder
@@ -132,6 +133,12 @@ CAUGHT_BY = {
     "session-mutant-subsession-thoughts-as-text": {"reference-comparison"},
     "history-mutant-request-drops-text-beside-results": {"history-reference-comparison"},
     "history-mutant-arguments-not-stored": {"history-reference-comparison"},
+    # consumers of UI protocols (session dialects), each judged by its protocol's rule profile
+    "session-mutant-ag-ui-call-found-by-id-anywhere": {"exactly-once", "backward-attachment"},
+    "session-mutant-ag-ui-result-appended-again": {"exactly-once"},
+    "session-mutant-ag-ui-parent-message-ignored": {"forward-attachment", "backward-attachment"},
+    "session-mutant-ag-ui-subagent-runid-ignored": {"subsession-isolation"},
+    "session-mutant-ag-ui-snapshot-merged": {"resume-equivalence"},
 }
 
 
@@ -151,9 +158,13 @@ def test_the_library_loads_and_is_large_enough():
 
 
 def applies(adapter, scenario) -> bool:
-    """Same layer, and for a driver, a dialect the replayer will run the scenario in."""
+    """Same layer, and for a driver, a dialect the replayer will run the scenario in (for a
+    consumer of a UI protocol, a scenario the protocol can carry)."""
     if scenario.layer != adapter.layer:
         return False
+    dialect = adapter_session_dialect(adapter) if adapter.layer == "session" else None
+    if dialect is not None:
+        return not isinstance(dialect_case(scenario, dialect), str)
     return (
         adapter.layer != "driver"
         or DriverReplay(scenario, []).skip_reason(adapter.factory()) is None

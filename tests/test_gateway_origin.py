@@ -144,9 +144,14 @@ def explained(monkeypatch: pytest.MonkeyPatch) -> None:
         _REGISTERED,
         "mutant",
         [
-            Explanation("mutant", "in-the-open", "Open.", frozenset({"text-before-tool-call"})),
             Explanation(
-                "mutant", "behind", "Behind.", frozenset({"text-before-tool-call-behind-a-proxy"})
+                frozenset({"text-before-tool-call"}), library="mutant", id="in-the-open", text="."
+            ),
+            Explanation(
+                frozenset({"text-before-tool-call-behind-a-proxy"}),
+                library="mutant",
+                id="behind",
+                text=".",
             ),
         ],
     )

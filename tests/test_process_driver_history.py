@@ -319,7 +319,7 @@ def test_a_hello_the_harness_cannot_speak_to_is_an_error(
 
 
 def test_a_protocol_1_process_refusing_protocol_2_is_greeted_in_protocol_1(tmp_path: Path) -> None:
-    """As the JS session consumer does: it refuses any protocol but 1."""
+    """As a process written for protocol 1 does: it refuses any other protocol."""
     script = tmp_path / "p1.py"
     script.write_text(
         "import json, sys\n"

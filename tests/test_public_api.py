@@ -21,7 +21,7 @@ from harness import (
     TextOut,
 )
 from harness.adapters.history.reference import ReferenceHistoryStore
-from harness.adapters.protocol import adapter_layers
+from harness.adapters.protocol import UIProtocolAdapter, adapter_layers
 from harness.adapters.registry import BUNDLED, AdapterInfo
 from harness.library import library_path
 from harness.model.session import SessionEvent
@@ -74,6 +74,10 @@ REFERENCES = [info for info in BUNDLED.values() if info.kind == "reference"]
 def test_each_bundled_reference_satisfies_its_layers_protocol(info) -> None:
     adapter = info.factory()
     assert adapter_layers(adapter) == (info.layer,)
+    if getattr(adapter, "session_dialect", None) is not None:  # a UI protocol's consumer
+        assert isinstance(adapter, UIProtocolAdapter)
+        assert not inspect.iscoroutinefunction(adapter.feed)
+        return
     assert isinstance(adapter, SYNC[info.layer])
     # isinstance sees only that the methods exist; the sync form is what the replayer sees too
     method = getattr(adapter, "drive" if info.layer == "driver" else "feed")

@@ -358,7 +358,7 @@ def test_a_failing_case_is_reproduced_alone_through_the_plugin(varied_project):
 
 @pytest.mark.slow
 def test_the_js_session_consumer_passes_every_variation_case(capsys):
-    """The example consumer in another language (protocol 1), over the whole session library
+    """The example consumer in another language (over the protocol), over the whole session library
     with every variation, as `harness run` runs it by default."""
     consumer = LIBRARY.parent / "examples" / "js" / "session-consumer.mjs"
     adapter = "exec:" + shlex.join(["node", str(consumer)])

@@ -1,25 +1,18 @@
 #!/usr/bin/env node
-// A session-layer consumer in plain Node.js (v20, no dependencies), driven by the harness over
-// JSON lines (protocol 1, see harness/adapters/process.py):
+// A session-layer consumer in plain Node.js (v20, no dependencies), made a protocol process
+// (docs/PROTOCOL.md, session layer) by the Node helper in js/streamharness:
 //
 //   python -m harness run --adapter "exec:node examples/js/session-consumer.mjs"
-//
-// Each line on stdin is one request; each gets exactly one JSON line on stdout. Logs go to stderr.
 //
 // Options:
 //   --bug=keyed-by-tool-id   put back a known bug: tool notifications keyed by tool call
 //                            id only, so a sub-session's call with the same id overwrites or
 //                            removes the parent's notification.
 
-import { createInterface } from 'node:readline';
+import { runSession } from '../../js/streamharness/index.js';
 
-const PROTOCOL = 1;
 const NAME = 'js-session-consumer';
 const BUGS = new Set(['keyed-by-tool-id']);
-
-function log(...args) {
-  console.error('[js-session-consumer]', ...args);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Tool notifications ("Agent is preparing to use / using X")
@@ -378,82 +371,23 @@ function* historyToEvents(sessionId, history) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Protocol 1 over stdin / stdout
+// The session layer over stdin / stdout
 // ---------------------------------------------------------------------------------------------
 
-function parseOptions(argv) {
-  const bugs = new Set();
-  for (const arg of argv) {
-    const match = /^--bug=(.+)$/.exec(arg);
-    if (match && BUGS.has(match[1])) {
-      bugs.add(match[1]);
-    } else {
-      log(`unknown option ${arg}; known: ${[...BUGS].map((b) => `--bug=${b}`).join(', ')}`);
-      process.exit(2);
-    }
+const bugs = new Set();
+for (const arg of process.argv.slice(2)) {
+  const match = /^--bug=(.+)$/.exec(arg);
+  if (!match || !BUGS.has(match[1])) {
+    console.error(`unknown option ${arg}; known: ${[...BUGS].map((b) => `--bug=${b}`).join(', ')}`);
+    process.exit(2);
   }
-  return bugs;
+  bugs.add(match[1]);
 }
 
-function main() {
-  const bugs = parseOptions(process.argv.slice(2));
-  const processor = new EventStreamProcessor({ bugs });
-  const name = bugs.size > 0 ? `${NAME} (bug: ${[...bugs].join(', ')})` : NAME;
-
-  const send = (answer, then) => process.stdout.write(`${JSON.stringify(answer)}\n`, then);
-  // The harness may stop reading once it has what it needs; a closed pipe is not our error.
-  process.stdout.on('error', (err) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
-
-  const ops = {
-    hello: (request) => {
-      if (request.protocol !== PROTOCOL) {
-        throw new Error(`unsupported protocol ${JSON.stringify(request.protocol)}; this consumer speaks ${PROTOCOL}`);
-      }
-      return { ok: true, protocol: PROTOCOL, layers: ['session'], name };
-    },
-    feed: (request) => {
-      if (!request.event || typeof request.event !== 'object') throw new Error('feed needs an event object');
-      processor.processEvent(request.event);
-      return { ok: true };
-    },
-    notifications: () => ({ ok: true, notifications: processor.notifications() }),
-    transcript: () => ({ ok: true, transcript: processor.transcript() }),
-  };
-
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
-    let request;
-    try {
-      request = JSON.parse(line);
-    } catch {
-      send({ ok: false, error: `request is not JSON: ${line.slice(0, 200)}` });
-      return;
-    }
-    if (request === null || typeof request !== 'object' || Array.isArray(request)) {
-      send({ ok: false, error: 'each request is a JSON object' });
-      return;
-    }
-    if (request.op === 'shutdown') {
-      lines.close();
-      // Exit even if the harness keeps stdin open; the callback runs once the answer is written.
-      send({ ok: true }, () => process.exit(0));
-      return;
-    }
-    const op = Object.hasOwn(ops, request.op) ? ops[request.op] : undefined;
-    if (!op) {
-      send({ ok: false, error: `unknown op ${JSON.stringify(request.op)}` });
-      return;
-    }
-    try {
-      send(op(request));
-    } catch (err) {
-      log(`${request.op} failed:`, err);
-      send({ ok: false, error: `${request.op} failed: ${err.message}` });
-    }
-  });
-}
-
-main();
+const processor = new EventStreamProcessor({ bugs });
+runSession({
+  name: bugs.size > 0 ? `${NAME} (bug: ${[...bugs].join(', ')})` : NAME,
+  feed: (event) => processor.processEvent(event),
+  notifications: () => processor.notifications(),
+  transcript: () => processor.transcript(),
+});

@@ -269,7 +269,7 @@ class ProcessAdapter:
             or not all(isinstance(x, str) and x in LAYERS for x in layers)
         ):
             raise wrong("layers", f"it is a list of layer names, each one of {', '.join(LAYERS)}")
-        for field in ("name", "dialect"):
+        for field in ("name", "dialect", "session_dialect"):
             if field in answer and not isinstance(answer[field], str):
                 raise wrong(field, "it is a string")
         if "driver" in layers and not isinstance(answer.get("dialect"), str):
@@ -301,6 +301,12 @@ class ProcessAdapter:
         return value if isinstance(value, str) else None
 
     @property
+    def session_dialect(self) -> str | None:
+        """The UI protocol a session consumer reads (docs/PROTOCOL.md, session dialects)."""
+        value = self.hello().get("session_dialect")
+        return value if isinstance(value, str) else None
+
+    @property
     def emits_calls(self) -> str:
         return str(self.hello().get("emits_calls", EMITS_CALLS[0]))
 
@@ -310,8 +316,21 @@ class ProcessAdapter:
 
     # -- session layer (protocol 1) and the feed of the history layer --------------------
 
-    def feed(self, event: SessionEvent) -> None:
-        self._ask({"op": "feed", "event": event_to_json(event)})
+    def feed(self, event: SessionEvent | dict[str, Any]) -> None:
+        """A canonical event, or (a session dialect's consumer) one of its protocol's events."""
+        data = event if isinstance(event, dict) else event_to_json(event)
+        self._ask({"op": "feed", "event": data})
+
+    def view(self) -> Any:
+        """What a session dialect's consumer shows, in its protocol's terms."""
+        if self.session_dialect is None:
+            raise AdapterError("view is asked only of a process that names a session_dialect")
+        answer = self._ask({"op": "view"})
+        if "view" not in answer:
+            raise AdapterError(
+                f"the adapter process answered 'view' without a view: {_quote(json.dumps(answer))}"
+            )
+        return answer["view"]
 
     def notifications(self) -> Any:
         return self._ask({"op": "notifications"}).get("notifications")
@@ -661,6 +680,11 @@ class ProcessFactory:
     @property
     def dialect(self) -> str | None:
         value = self._probe().get("dialect")
+        return value if isinstance(value, str) else None
+
+    @property
+    def session_dialect(self) -> str | None:
+        value = self._probe().get("session_dialect")
         return value if isinstance(value, str) else None
 
     @property

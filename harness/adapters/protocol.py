@@ -45,6 +45,29 @@ Emitted: TypeAlias = DriverOutput | Mapping[str, Any]
 
 
 @runtime_checkable
+class UIProtocolAdapter(Protocol):
+    """A session-layer consumer of a UI protocol (docs/ADAPTERS.md, "A consumer of a UI
+    protocol"): fed the protocol's events, it shows the protocol's own state::
+
+    class MyAGUIReducer:
+        layers = ("session",)
+        session_dialect = "ag-ui"
+
+        def feed(self, event: dict[str, Any]) -> None:
+            self.store.dispatch(event)
+
+        def view(self) -> Any:
+            return {"main": self.store.messages}
+    """
+
+    session_dialect: str
+
+    def feed(self, event: dict[str, Any]) -> None: ...
+
+    def view(self) -> Any: ...
+
+
+@runtime_checkable
 class SessionAdapter(Protocol):
     """A session-layer consumer::
 

@@ -39,7 +39,11 @@ class AdapterInfo:
 #: (``framing.bytes_reading``); then the mutants that ``@mutant`` registers in the layer's
 #: ``_MUTANT_MODULES``.
 _REFERENCES: dict[str, tuple[str, ...]] = {
-    "session": ("harness.adapters.session.reference:ReferenceSessionConsumer",),
+    "session": (
+        "harness.adapters.session.reference:ReferenceSessionConsumer",
+        # consumers of UI protocols (session dialects): named after the protocol
+        "harness.adapters.session.ag_ui_reference:ReferenceAGUIConsumer",
+    ),
     "history": (
         "harness.adapters.history.reference:ReferenceHistoryStore",
         "harness.adapters.history.reference:OpenAIReferenceHistoryStore",
@@ -64,6 +68,7 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.session.flag_mutants",
         "harness.adapters.session.collision_mutants",
         "harness.adapters.session.comparison_mutants",
+        "harness.adapters.session.ag_ui_mutants",
     ),
     "history": (
         "harness.adapters.history.mutants",
@@ -114,7 +119,7 @@ def _load_bundled() -> dict[str, AdapterInfo]:
 
             classes += [bytes_reading(cls) for cls in classes]
         for cls in classes:
-            dialect = getattr(cls, "dialect", None)
+            dialect = getattr(cls, "dialect", None) or getattr(cls, "session_dialect", None)
             reads = getattr(cls, "reads", "events")
             emits = getattr(cls, "emits_calls", "per-call")
             if dialect and emits != "per-call":

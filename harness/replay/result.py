@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -41,6 +42,12 @@ class ScenarioResult:
     #: the history layer: what the adapter stored (and rebuilt) for each top-level session at
     #: the end, or None if the replay did not get that far
     histories: Mapping[str, StoredSession] | None = field(default=None, compare=False, repr=False)
+
+    def slim(self) -> ScenarioResult:
+        """The result without what the consumer showed (``observation``, ``driver_run``,
+        ``histories``): what a run of many cases keeps of a case it will not draw, so that its
+        memory does not grow with every case's outputs (a turn can be tens of megabytes)."""
+        return dataclasses.replace(self, observation=None, driver_run=None, histories=None)
 
     @property
     def adapter_seconds(self) -> float:

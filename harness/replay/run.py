@@ -14,10 +14,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from harness._errors import AdapterError, UsageError
 from harness.adapters.protocol import adapter_layers
 from harness.adapters.registry import AdapterInfo, declared_layers, resolve_adapter
+from harness.adapters.session_dialect import in_dialect
 from harness.codecs import Codec
 from harness.codecs.registry import with_codecs
 from harness.replay._watchdog import Hung, Progress, run_guarded
 from harness.replay.cases import cases_for
+from harness.replay.dialects import adapter_session_dialect, dialect_case
 from harness.replay.driver import DriverReplay
 from harness.replay.history import HistoryReplay
 from harness.replay.reference import compare_with_reference
@@ -25,7 +27,7 @@ from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import SessionReplay
 from harness.results.attribution import attribute_causes
 from harness.rules.registry import rules_for
-from harness.scenario import DriverScenario, LoopScenario, Scenario
+from harness.scenario import DriverScenario, LoopScenario, Scenario, SessionScenario
 from harness.scenario.cases import ALL, NONE, Selection
 from harness.scenario.cases import first_party as is_first_party
 from harness.scenario.variations import check_variations
@@ -77,12 +79,30 @@ def replay(
         scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
     )
     started = time.perf_counter()
+    # a consumer of a UI protocol: the scenario as the protocol carries it, and the rules of
+    # the protocol's profile (harness.codecs.session)
+    dialect = None
+    if isinstance(scenario, SessionScenario) and scenario.layer == "session":
+        dialect = adapter_session_dialect(info)
+        if dialect is not None:
+            case = dialect_case(scenario, dialect)
+            if isinstance(case, str):
+                return ScenarioResult(
+                    scenario,
+                    info.name,
+                    "skip",
+                    skip_reason=case,
+                    seconds=time.perf_counter() - started,
+                )
+            scenario = case
+            profile = dialect.profile
+            rules = [r for r in rules if r.id not in profile or profile[r.id].applies]
     run: SessionReplay | DriverReplay
     if isinstance(scenario, DriverScenario):
         run = DriverReplay(scenario, rules, known)
     else:
         run = (HistoryReplay if scenario.layer == "history" else SessionReplay)(scenario, rules)
-        compare_with_reference(run, info.name, rules)
+        compare_with_reference(run, info.name, rules, dialect)
     # the harness's own time is counted in it, apart from the adapter's: from here on, and
     # deriving the expectations just now
     progress = Progress(harness_seconds=time.perf_counter() - started)
@@ -111,6 +131,8 @@ def replay(
                 reason = run.skip_reason(instance)
             if reason is not None:
                 return reason
+        if dialect is not None and isinstance(run, SessionReplay):
+            instance = in_dialect(instance, dialect.encoder(run.delivered))
         run.run(instance, progress)
         return None
 

@@ -71,7 +71,7 @@ def _carried(scenario: DriverScenario, codec: Codec) -> bool:
     """The codec carries the scenario as written (its base case)."""
     if scenario.dialects and codec.name not in scenario.dialects:
         return False
-    return scenario.raw_wire is not None or _expressible(scenario, codec, ())
+    return bool(scenario.raw_wire) or _expressible(scenario, codec, ())
 
 
 def _driver_cases(

@@ -4,6 +4,7 @@ stream it was reading."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from harness.adapters.libs import LIBRARIES, Library
 from harness.adapters.registry import resolve_adapter
 from harness.model.driver_run import declared_contract
 from harness.replay import replay
-from harness.scenario import load_scenario
+from harness.scenario import DriverScenario, load_scenario
 
 DRIVER = Path(__file__).resolve().parents[2] / "scenarios" / "driver"
 
@@ -45,3 +46,29 @@ def test_a_cancelled_library_stream_ends_and_closes(library: Library) -> None:
         assert result.status == "pass", (name, result.violations)
         ran.append(name)
     assert ran, f"no cancellation scenario runs in {library.name}'s dialect"
+
+
+_NAMED = {library.name: library for library in LIBRARIES}
+
+
+@pytest.mark.parametrize(
+    ("name", "scenario", "quirk"),
+    [
+        # the SDK hands over None for arguments a call header sent as null, nothing after it
+        ("openai-chat", "empty-arguments", "null_fields"),
+        ("openai-chat-final", "empty-arguments", "null_fields"),
+        # without output_item.done events the calls come only in the response's terminal event
+        ("openai-responses", "parallel-calls", "no_done_events"),
+    ],
+)
+def test_the_glue_reports_what_the_library_hands_over(name: str, scenario: str, quirk: str) -> None:
+    """Shapes where the library hands its user the right calls, which the glue once turned into
+    a crash of its own or a lost call."""
+    library = _NAMED[name]
+    if not library.installed():
+        pytest.skip(f"{name} is not installed")
+    written = load_scenario(DRIVER / f"{scenario}.yaml")
+    assert isinstance(written, DriverScenario)
+    case = dataclasses.replace(written, quirks=(quirk,))
+    result = replay(case, resolve_adapter(library.adapter))
+    assert result.status == "pass", result.violations

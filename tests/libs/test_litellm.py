@@ -65,3 +65,20 @@ def test_an_id_that_changes_mid_call_replaces_the_first() -> None:
     the built call carries the later id, not the one it started with."""
     data = body(call(0, "chatcmpl-tool-1", "read", ""), call(0, "toolcall0", None, '{"f": 1}'))
     assert built(data) == [("toolcall0", "read", '{"f": 1}')]
+
+
+def test_the_adapter_reports_what_litellm_makes_of_a_cut_body() -> None:
+    """The body reaches litellm through its openai client, and the adapter adds no check of
+    its own: a body cut mid-arguments ends with the finish_reason litellm's stream wrapper
+    makes up ('stop'), which the turn's end reports."""
+    from pathlib import Path
+
+    from harness.adapters.registry import resolve_adapter
+    from harness.replay import replay
+    from harness.scenario import load_scenario
+
+    scenarios = Path(__file__).resolve().parents[2] / "scenarios" / "driver"
+    adapter = resolve_adapter("harness.adapters.libs.litellm:make_adapter")
+    result = replay(load_scenario(scenarios / "cut-mid-arguments.yaml"), adapter)
+    assert result.status == "fail"
+    assert {v.rule for v in result.root_causes} == {"error-surfaced"}

@@ -82,7 +82,7 @@ class Library:
     def installed(self) -> bool:
         if self.runtime == "node":
             return _node_resolves(self.modules)
-        return all(importlib.util.find_spec(module) is not None for module in self.modules)
+        return all(_importable(module) for module in self.modules)
 
     def version(self) -> str | None:
         """``2.68.0``, or with what it runs over, ``2.68.0 (openai 3.54.0)``; None if missing."""
@@ -99,6 +99,15 @@ class Library:
             return importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
             return "unknown"
+
+
+def _importable(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it; a dotted name whose parent
+    package is missing (``google.genai`` with no ``google``) is simply not importable."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # ModuleNotFoundError for the missing parent
+        return False
 
 
 def _node(script: str, *args: str) -> str | None:
@@ -169,8 +178,8 @@ LIBRARIES: tuple[Library, ...] = (
     Library(
         "langchain-core",
         f"{_HERE}.langchain_core:make_adapter",
-        ("langchain_core",),
-        ("langchain-core",),
+        ("langchain_core", "openai"),
+        ("langchain-core", "openai"),
     ),
     Library(
         "pydantic-ai",
@@ -181,7 +190,7 @@ LIBRARIES: tuple[Library, ...] = (
     Library(
         "litellm",
         f"{_HERE}.litellm:make_adapter",
-        ("litellm",),
+        ("litellm", "openai"),
         ("litellm", "openai"),
         extra="litellm",
     ),
@@ -233,6 +242,34 @@ LIBRARIES: tuple[Library, ...] = (
         ("agno", "openai"),
         ("agno", "openai"),
         extra="agno",
+    ),
+    Library(
+        "haystack",
+        f"{_HERE}.haystack_openai:make_adapter",
+        ("haystack", "openai"),
+        ("haystack-ai", "openai"),
+        extra="haystack",
+    ),
+    Library(
+        "autogen",
+        f"{_HERE}.autogen_openai:make_adapter",
+        ("autogen_ext", "autogen_core", "openai"),
+        ("autogen-ext", "autogen-core", "openai"),
+        extra="autogen",
+    ),
+    Library(
+        "llama-index-openai",
+        f"{_HERE}.llama_index:make_openai_adapter",
+        ("llama_index.llms.openai", "openai"),
+        ("llama-index-llms-openai", "llama-index-core", "openai"),
+        extra="llama-index",
+    ),
+    Library(
+        "llama-index-anthropic",
+        f"{_HERE}.llama_index:make_anthropic_adapter",
+        ("llama_index.llms.anthropic", "anthropic"),
+        ("llama-index-llms-anthropic", "llama-index-core", "anthropic"),
+        extra="llama-index",
     ),
 )
 

@@ -1,12 +1,14 @@
-"""``langchain-core``'s ``AIMessageChunk`` merging (``+``) over OpenAI Chat Completions chunks.
+"""``langchain-core``'s ``AIMessageChunk`` merging (``+``) over OpenAI Chat Completions, as
+LangChain's OpenAI chat model streams it.
 
-Each chunk's delta becomes an ``AIMessageChunk`` with its ``tool_call_chunks`` (name, args, id,
-index), as a chat model integration builds it; the chunks are summed as they arrive. LangChain
-acts on the whole message: the summed message's ``tool_calls`` (arguments parsed by LangChain,
-reported as JSON text and valid) and ``invalid_tool_calls`` (raw arguments, invalid) come out when
-the stream ends (``[DONE]``, where the OpenAI client stops, or the end of the body); text comes out
-chunk by chunk; the turn's end with the summed message's ``finish_reason``, if it has one. An
-error object mid-stream raises, as the OpenAI client under a LangChain chat model does.
+The ``openai`` client reads the body through an offline transport, cut anywhere, and each chunk
+it yields is dumped to a dict and made an ``AIMessageChunk`` with its ``tool_call_chunks``
+(name, args, id, index as the delta gives them), as ``langchain-openai`` does; the chunks are
+summed as they arrive. LangChain acts on the whole message: the summed message's
+``tool_calls`` (arguments parsed by LangChain, reported as JSON text and valid) and
+``invalid_tool_calls`` (raw arguments, invalid) come out when the stream ends; text comes out
+chunk by chunk; the turn's end with the summed message's ``finish_reason``, if it has one (a
+body cut before its choice finished has none). A server's error object raises from the client.
 """
 
 from __future__ import annotations
@@ -14,22 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from harness.adapters.driver.reference import FINISH_REASONS, closing, events
+from harness.adapters.driver.reference import FINISH_REASONS
 from harness.adapters.libs import require
 from harness.adapters.libs._reasons import turn_end
 from harness.adapters.libs.anthropic_sdk import arguments_text
+from harness.adapters.libs.openai_chat import offline_client
 from harness.model.driver import DriverOutput, TextOut, ToolCallOut
-from harness.wire import DONE
 
 
 def message_chunk(data: dict[str, Any]) -> Any:
-    """One Chat Completions chunk as an ``AIMessageChunk`` (choice 0)."""
+    """One Chat Completions chunk (a dict) as an ``AIMessageChunk``, of its first choice."""
     from langchain_core.messages import AIMessageChunk
     from langchain_core.messages.tool import tool_call_chunk
 
-    for choice in data.get("choices") or ():
-        if choice.get("index", 0) != 0:
-            continue
+    for choice in (data.get("choices") or ())[:1]:
         delta = choice.get("delta") or {}
         calls = [
             tool_call_chunk(
@@ -49,25 +49,22 @@ def message_chunk(data: dict[str, Any]) -> Any:
 
 class LangChainMessageChunks:
     layers = ("driver",)
+    #: the OpenAI client reads the HTTP body itself: it gets it cut anywhere
+    reads = "bytes"
     dialect = "openai-chat"
     #: the library acts on the whole message when its choice finishes
     emits_calls = "per-message"
 
-    def drive(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
-        yield from closing(chunks, self.read(chunks))
-
-    def read(self, chunks: Iterator[str]) -> Iterator[DriverOutput]:
+    def drive(self, chunks: Iterator[bytes]) -> Iterator[DriverOutput]:
+        sdk = offline_client(chunks)
+        messages = [{"role": "user", "content": "go"}]
         message = None
-        for _, data in events(chunks):
-            if data is DONE:
-                break
-            if isinstance(data, dict) and "error" in data:
-                # the OpenAI client under a LangChain chat model raises on an error object
-                raise RuntimeError(f"the stream reports an error: {data['error']}")
-            chunk = message_chunk(data)
-            if chunk.content:
-                yield TextOut(chunk.content)
-            message = chunk if message is None else message + chunk
+        with sdk.chat.completions.create(model="gpt-4o", messages=messages, stream=True) as stream:
+            for completion_chunk in stream:
+                chunk = message_chunk(completion_chunk.model_dump())
+                if chunk.content:
+                    yield TextOut(chunk.content)
+                message = chunk if message is None else message + chunk
         if message is None:
             return
         for call in message.tool_calls:
@@ -80,5 +77,5 @@ class LangChainMessageChunks:
 
 
 def make_adapter() -> LangChainMessageChunks:
-    require("langchain_core")
+    require("langchain_core", "openai")
     return LangChainMessageChunks()

@@ -11,7 +11,10 @@ an error object mid-stream.
 at the end (a user who acts on the whole message).
 
 Without strict ``tools`` the SDK parses no arguments; ``valid`` is whether the raw text it hands
-over parses as a JSON object, as the user's own ``json.loads`` would find.
+over parses as a JSON object, as the user's own ``json.loads`` would find. A call whose header
+sent ``"arguments": null`` and no fragment after it comes out with ``None`` for its arguments
+(the SDK types them ``str``): reported as the empty text it stands for, a call without
+arguments.
 
 ``client``, ``open_stream`` and ``outputs`` (what ``make_adapter`` acts on) also serve
 ``harness.wirereplay``, where the SDK sends its real request and vcrpy answers it from a cassette.
@@ -57,6 +60,11 @@ def finish(stream: Any) -> Iterator[TurnEnd]:
         yield turn_end(reason, FINISH_REASONS)  # others as they are
 
 
+def call_out(call_id: str | None, name: str, arguments: str | None) -> ToolCallOut:
+    text = arguments or ""
+    return ToolCallOut(call_id or "", name, text, strict_json(text))
+
+
 def outputs(stream: Any) -> Iterator[DriverOutput]:
     """What a user of the stream's events acts on, as driver outputs."""
     for event in stream:
@@ -64,10 +72,7 @@ def outputs(stream: Any) -> Iterator[DriverOutput]:
             yield TextOut(event.delta)
         elif event.type == "tool_calls.function.arguments.done":
             message = stream.current_completion_snapshot.choices[0].message
-            call_id = message.tool_calls[event.index].id
-            yield ToolCallOut(
-                call_id or "", event.name, event.arguments, strict_json(event.arguments)
-            )
+            yield call_out(message.tool_calls[event.index].id, event.name, event.arguments)
     yield from finish(stream)
 
 
@@ -97,10 +102,7 @@ class OpenAIChatFinalCompletion:
                     yield TextOut(event.delta)
             message = stream.get_final_completion().choices[0].message
             for call in message.tool_calls or ():
-                arguments = call.function.arguments
-                yield ToolCallOut(
-                    call.id or "", call.function.name, arguments, strict_json(arguments)
-                )
+                yield call_out(call.id, call.function.name, call.function.arguments)
             yield from finish(stream)
 
 

@@ -1,13 +1,14 @@
 """The ``openai`` SDK's ``client.responses.stream`` (``ResponseStreamState`` inside), fed the body
 chunks through an offline transport, cut anywhere.
 
-What its user acts on: ``response.output_text.delta`` text, each function call at its
-``response.output_item.done`` event (the item's ``call_id``, ``name`` and raw ``arguments``), and
-the end of the response at ``response.completed`` (``tool_use`` when its output holds function
-calls) or ``response.incomplete`` (its ``incomplete_details.reason``), or its failure at
-``response.failed`` or an ``error`` event, which the SDK hands over as events (it raises on
-neither). ``valid`` is whether the
-raw arguments parse as a JSON object, as the user's own ``json.loads`` would find.
+What its user acts on: ``response.output_text.delta`` text; each function call at its
+``response.output_item.done`` event (the item's ``call_id``, ``name`` and raw ``arguments``), or,
+for a call that had none (gateways that send no ``*.done`` events), in the output of the
+response's terminal event, which the SDK hands over whole; the end of the response at
+``response.completed`` (for no reason it names: its ``Response`` has no stop reason) or
+``response.incomplete`` (its ``incomplete_details.reason``); its failure at ``response.failed``
+or an ``error`` event, which the SDK hands over as events (it raises on neither). ``valid`` is
+whether the raw arguments parse as a JSON object, as the user's own ``json.loads`` would find.
 
 ``client``, ``open_stream`` and ``outputs`` also serve ``harness.wirereplay``, where the SDK
 sends its real request and vcrpy answers it from a cassette.
@@ -41,15 +42,24 @@ def open_stream(sdk: Any) -> Any:
     return sdk.responses.stream(model="gpt-4.1", input="go")
 
 
+def call_out(item: Any) -> ToolCallOut:
+    return ToolCallOut(item.call_id, item.name, item.arguments, strict_json(item.arguments))
+
+
 def outputs(stream: Any) -> Iterator[DriverOutput]:
     """What the stream's user acts on, as driver outputs."""
+    handed: set[str] = set()  # the calls handed over at their output_item.done
     for event in stream:
         if event.type == "response.output_text.delta":
             yield TextOut(event.delta)
         elif event.type == "response.output_item.done" and event.item.type == "function_call":
-            item = event.item
-            yield ToolCallOut(item.call_id, item.name, item.arguments, strict_json(item.arguments))
+            handed.add(event.item.call_id)
+            yield call_out(event.item)
         elif event.type in ("response.completed", "response.incomplete"):
+            # a stream without output_item.done events hands its calls over only here
+            for item in event.response.output:
+                if item.type == "function_call" and item.call_id not in handed:
+                    yield call_out(item)
             yield stop_reason(event.response)
         elif event.type == "response.failed":  # the SDK hands the failure over as an event
             yield ErrorReport(str(event.response.error))

@@ -21,6 +21,7 @@ end; the text it replaced them with is not streamed text, and is not reported.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -88,11 +89,19 @@ class StrandsModelStream:
                 yield turn_end(event.stop_reason, {})
 
 
+def _quiet() -> None:
+    """Strands logs a warning per stream that ended without its last event (thousands in a
+    matrix run); what it hands its user is what the adapter reports."""
+    logging.getLogger("strands").setLevel(logging.ERROR)
+
+
 def make_openai_adapter() -> StrandsModelStream:
     require("strands", "openai", extra="strands")
+    _quiet()
     return StrandsModelStream("openai-chat", openai_model)
 
 
 def make_anthropic_adapter() -> StrandsModelStream:
     require("strands", "anthropic", extra="strands")
+    _quiet()
     return StrandsModelStream("anthropic", anthropic_model)

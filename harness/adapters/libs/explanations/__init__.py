@@ -14,7 +14,7 @@ script that exits 0 when the library still does what the explanation says. ``har
 that covers no cause; ``tests/libs/test_reproductions.py`` runs the scripts and fails on an
 explanation without its script, or a script without its explanation.
 
->>> e = Explanation("x", "glued-names", "...", quirks=frozenset({"name_every_chunk"}))
+>>> e = Explanation(quirks=frozenset({"name_every_chunk"}), library="x", id="glued-names")
 >>> e.covers("s", "strict-assembly", (("name_every_chunk",),))
 True
 >>> e.covers("s", "strict-assembly", ((),))
@@ -37,15 +37,9 @@ _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)
-class Explanation:
-    """One bug of one library, and which causes it makes."""
+class Match:
+    """Which causes one bug makes: each field given narrows them, all must hold."""
 
-    library: str
-    #: unique within the library, lowercase words joined by hyphens: the name of its
-    #: reproduction script
-    id: str
-    #: what the library did, what its user sees, the upstream report
-    text: str
     #: the causes' scenarios (None: any)
     scenarios: frozenset[str] | None = None
     #: the rules the causes break (None: any)
@@ -56,14 +50,7 @@ class Explanation:
     #: the cause shows on the scenario as written (True), only under quirks (False), or either
     as_written: bool | None = None
 
-    @property
-    def reproduction(self) -> Path:
-        """The script that reproduces it, relative to the project's root."""
-        return REPRODUCTIONS / self.library / f"{self.id}.py"
-
     def covers(self, scenario: str, rule: str, triggers: Sequence[tuple[str, ...]]) -> bool:
-        """Whether a cause of ``scenario`` breaking ``rule``, brought out by the quirk sets
-        ``triggers`` (``((),)``: as written), is this bug."""
         if self.scenarios is not None and scenario not in self.scenarios:
             return False
         if self.rules is not None and rule not in self.rules:
@@ -74,6 +61,37 @@ class Explanation:
         if self.quirks is not None:
             return not written and all(self.quirks & set(t) for t in triggers)
         return True
+
+
+def _set(values: Collection[str] | None) -> frozenset[str] | None:
+    return None if values is None else frozenset(values)
+
+
+@dataclass(frozen=True)
+class Explanation(Match):
+    """One bug of one library, and which causes it makes: those its own fields match (see
+    ``Match``), and those any of its ``alternatives`` match (one bug seen as a scenario as
+    written and, elsewhere, under a quirk)."""
+
+    library: str = ""
+    #: unique within the library, lowercase words joined by hyphens: the name of its
+    #: reproduction script
+    id: str = ""
+    #: what the library did, what its user sees, the upstream report
+    text: str = ""
+    alternatives: tuple[Match, ...] = ()
+
+    @property
+    def reproduction(self) -> Path:
+        """The script that reproduces it, relative to the project's root."""
+        return REPRODUCTIONS / self.library / f"{self.id}.py"
+
+    def covers(self, scenario: str, rule: str, triggers: Sequence[tuple[str, ...]]) -> bool:
+        """Whether a cause of ``scenario`` breaking ``rule``, brought out by the quirk sets
+        ``triggers`` (``((),)``: as written), is this bug."""
+        return super().covers(scenario, rule, triggers) or any(
+            m.covers(scenario, rule, triggers) for m in self.alternatives
+        )
 
 
 _REGISTERED: dict[str, list[Explanation]] = {}
@@ -88,10 +106,13 @@ def explain(
     rules: Collection[str] | None = None,
     quirks: Collection[str] | None = None,
     as_written: bool | None = None,
+    also: Sequence[Match] = (),
 ) -> None:
     """Register one bug of each of ``libraries`` (several when libraries share the code that
-    has it, e.g. two adapters over one SDK). ``text`` is written as a paragraph; its line
-    breaks and indentation are folded into single spaces."""
+    has it, e.g. two adapters over one SDK), covering the causes ``scenarios``, ``rules``,
+    ``quirks`` and ``as_written`` match together, and those any ``Match`` in ``also`` matches.
+    ``text`` is written as a paragraph; its line breaks and indentation are folded into single
+    spaces."""
     names = [libraries] if isinstance(libraries, str) else list(libraries)
     if not _ID.match(id):
         raise ValueError(f"explanation id {id!r}: lowercase words joined by hyphens")
@@ -101,13 +122,14 @@ def explain(
             raise ValueError(f"{library}: two explanations are named {id!r}")
         known.append(
             Explanation(
-                library,
-                id,
-                " ".join(text.split()),
-                None if scenarios is None else frozenset(scenarios),
-                None if rules is None else frozenset(rules),
-                None if quirks is None else frozenset(quirks),
+                _set(scenarios),
+                _set(rules),
+                _set(quirks),
                 as_written,
+                library=library,
+                id=id,
+                text=" ".join(text.split()),
+                alternatives=tuple(also),
             )
         )
 

@@ -1,0 +1,13 @@
+"""openai-chat-final's crash-without-index: the accumulator is openai-chat's, and its script shows both what a
+user of the stream's events gets and what get_final_completion() (this library's view) holds.
+
+    python docs/reproductions/openai-chat-final/crash-without-index.py
+
+runs docs/reproductions/openai-chat/crash-without-index.py, and prints and asserts what it does.
+"""
+
+import runpy
+from pathlib import Path
+
+here = Path(__file__)
+runpy.run_path(str(here.parents[1] / "openai-chat" / here.name), run_name="__main__")

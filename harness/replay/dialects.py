@@ -1,0 +1,65 @@
+"""A session scenario in a UI protocol: the case an adapter with a ``session_dialect`` replays.
+
+The case is the scenario's trace as the protocol carries it (``SessionCodec.project``, one event
+for one, so every index and origin stays), or the reason the protocol cannot carry it, made
+once per scenario and dialect. Like a variation's case, it does not carry the scenario's pinned
+``expect`` entries: they were written for the canonical trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import weakref
+
+from harness._errors import UsageError
+from harness.adapters.registry import AdapterInfo, declared
+from harness.codecs.session.base import SessionCodec
+from harness.codecs.session.registry import session_codec
+from harness.scenario import SessionScenario
+
+_CASES: weakref.WeakKeyDictionary[SessionScenario, dict[str, SessionScenario | str]] = (
+    weakref.WeakKeyDictionary()
+)
+_LOCK = threading.Lock()
+#: (adapter name, its factory) -> the session dialect it declares: asked once, as making an
+#: adapter to ask it may cost
+_DECLARED: dict[tuple[str, int], str | None] = {}
+
+
+def adapter_session_dialect(info: AdapterInfo) -> SessionCodec | None:
+    """The session codec of the dialect the adapter declares (``session_dialect``), or None
+    when it declares none (it is fed canonical events). An unknown dialect is a
+    ``UsageError``."""
+    key = (info.name, id(info.factory))
+    with _LOCK:
+        if key not in _DECLARED:
+            _DECLARED[key] = declared(info, "session_dialect")
+        name = _DECLARED[key]
+    return None if name is None else session_codec(name)
+
+
+def dialect_case(scenario: SessionScenario, codec: SessionCodec) -> SessionScenario | str:
+    """The scenario as ``codec``'s protocol carries it, or why it cannot (a skip reason)."""
+    with _LOCK:
+        made = _CASES.setdefault(scenario, {})
+        if codec.name not in made:
+            made[codec.name] = _made(scenario, codec)
+        return made[codec.name]
+
+
+def _made(scenario: SessionScenario, codec: SessionCodec) -> SessionScenario | str:
+    where = f"the {codec.name} session dialect cannot carry it: "
+    if scenario.unlabelled_subsessions:
+        return (
+            where
+            + "its sub-sessions reach the consumer unlabelled, and a UI protocol names each event's agent"
+        )
+    projected = scenario.trace.mapped(codec.project)
+    try:
+        reason = codec.can_express(projected)
+    except UsageError:
+        raise
+    if reason is not None:
+        return where + reason
+    return dataclasses.replace(scenario, trace=projected, expectations=())

@@ -1,0 +1,85 @@
+"""The real consumers of UI protocols (examples/ui-consumers/), installed from their pinned
+lock file with ``npm ci`` and replayed as ``exec:`` adapters; each failure is a bug the
+folder's reproductions show without the harness (docs/ui-protocols.md)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.replay import replay
+from harness.replay.result import ScenarioResult
+from harness.scenario import SessionScenario, load_scenario
+from harness.scenario.variations import select_session_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "examples" / "ui-consumers"
+SCENARIOS = ROOT / "scenarios" / "session"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("node") is None or shutil.which("npm") is None, reason="needs node and npm"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def installed() -> Path:
+    done = subprocess.run(
+        ["npm", "ci", "--no-audit", "--no-fund"],
+        cwd=FOLDER,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    # CI installs from the npm registry: a failed install is a failure, not a skip
+    assert done.returncode == 0, f"npm ci failed in {FOLDER}: {done.stderr[-400:]}"
+    return FOLDER
+
+
+def as_written(name: str, adapter: str) -> ScenarioResult:
+    written = load_scenario(SCENARIOS / f"{name}.yaml")
+    assert isinstance(written, SessionScenario)
+    scenario = select_session_cases(written, "none")[0]
+    return replay(scenario, adapter, timeout=30)
+
+
+AG_UI = "exec:node examples/ui-consumers/ag-ui-client.mjs"
+
+#: scenario -> the rules @ag-ui/client breaks there, as written (none: it passes)
+AG_UI_EXPECTED = {
+    "tool-first-turn": set(),
+    "nested-subsessions-explicit": set(),
+    "resume-while-call-running": set(),
+    "duplicate-completion": {"exactly-once"},
+    "subsession-reuses-tool-id-from-earlier-run": {"backward-attachment", "exactly-once"},
+    "resume-live-after-tool-calls": {"notification-lifecycle", "resume-equivalence"},
+}
+
+
+@pytest.mark.parametrize(("name", "broken"), sorted(AG_UI_EXPECTED.items()))
+def test_ag_ui_client_breaks_exactly_the_explained_rules(installed, monkeypatch, name, broken):
+    monkeypatch.chdir(ROOT)
+    result = replay_as_written = as_written(name, AG_UI)
+    assert result.status == ("fail" if broken else "pass"), result.error or result.violations
+    assert set(replay_as_written.rules_broken) == broken
+
+
+@pytest.mark.parametrize(
+    "script",
+    ["call-id-reused-across-runs", "result-delivered-twice", "snapshot-keeps-old-order"],
+)
+def test_each_ag_ui_client_bug_is_reproduced_without_the_harness(installed, script):
+    done = subprocess.run(
+        ["node", f"reproductions/{script}.mjs"],
+        cwd=installed,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout[-800:] + done.stderr[-800:]
+    assert "BUG SHOWN" in done.stdout

@@ -11,7 +11,11 @@ import pytest
 from harness.loop.find import loop_scenarios
 from tests.projects_for_tests import outside_xdist
 
-pytest.importorskip("openai")
+openai = pytest.importorskip("openai")
+# In-process runs drop the modules they import: the HTTP stack the SDK loads on its first
+# request is loaded here, so that it stays one copy for the tests that run after these
+openai.DefaultHttpxClient().close()
+pytest.importorskip("httpcore2")
 
 #: a project's agent: the bundled Chat Completions loop, run in the test's own process, with a
 #: bug when the test names one

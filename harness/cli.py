@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from harness._errors import HarnessError, Problem, ScenarioError, UsageError
 from harness._files import output_file, output_folder, write_output
 from harness._progress import TerminalProgress
-from harness.scenario import LAYERS, Scenario
+from harness.scenario import LAYERS, LoopScenario, Scenario
 from harness.scenario.variations import VARIATIONS
 from harness.wire import WireError
 
@@ -53,6 +53,8 @@ class Command:
     description: str | None
     add_arguments: Callable[[argparse.ArgumentParser], None]
     handler: Callable[[argparse.Namespace], int]
+    #: the command takes a program to run after ``--`` (``args.program``; empty when not given)
+    takes_program: bool = False
 
 
 #: every subcommand, in the order ``harness --help`` lists them: the order they are declared in
@@ -67,12 +69,14 @@ def command(
     help: str,
     arguments: Callable[[argparse.ArgumentParser], None],
     description: str | None = None,
+    takes_program: bool = False,
 ) -> Callable[[_Handler], _Handler]:
     """Declare the decorated handler as the subcommand ``name``, whose arguments ``arguments``
-    adds: each command's arguments are written beside its handler."""
+    adds: each command's arguments are written beside its handler. ``takes_program``: what
+    follows the first ``--`` is a program to run, handed over whole as ``args.program``."""
 
     def declare(handler: _Handler) -> _Handler:
-        _COMMANDS[name] = Command(name, help, description, arguments, handler)
+        _COMMANDS[name] = Command(name, help, description, arguments, handler, takes_program)
         return handler
 
     return declare
@@ -92,7 +96,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        given = list(sys.argv[1:] if argv is None else argv)
+        program: list[str] = []
+        declared = _COMMANDS.get(given[0]) if given else None
+        if declared is not None and declared.takes_program and "--" in given:
+            at = given.index("--")
+            given, program = given[:at], given[at + 1 :]
+        args = build_parser().parse_args(given)
+        args.program = program
         code = int(_COMMANDS[args.command].handler(args))
         sys.stdout.flush()  # here, so that a closed pipe is met inside the try
         return code
@@ -393,6 +404,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     from harness.scenario import DriverScenario, load_scenario
 
     scenario = load_scenario(resolve_command_line_path(args.scenario))
+    if isinstance(scenario, LoopScenario):
+        if args.quirk or args.reads != "events":
+            raise UsageError(
+                f"{args.scenario} is a loop scenario: --quirk and --reads do not apply"
+            )
+        _show_loop(scenario, args.dialect)
+        return EXIT_OK
     if not isinstance(scenario, DriverScenario):
         if args.dialect or args.quirk or args.reads != "events":
             raise UsageError(
@@ -418,6 +436,30 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _show_loop(scenario: LoopScenario, dialect: str | None) -> None:
+    """A loop scenario's responses, each with its turn's events, and (with ``dialect``) the
+    chunks each is served as."""
+    from harness.codecs import dialects
+    from harness.report import chunk_line, event_line
+    from harness.scenario import DriverScenario
+    from harness.scenario.types import fields_of
+    from harness.standin.loop import served_chunks
+
+    count = len(scenario.responses)
+    print(f"{scenario.path}: {scenario.id} ({scenario.title}), {count} responses")
+    for n, response in enumerate(scenario.responses, 1):
+        print(f"response {n}  line {response.line}  agent {response.agent}")
+        if dialect is None:
+            single = DriverScenario(**fields_of(scenario), turn=response.turn)
+            for index, event in enumerate(response.turn):
+                print("  " + event_line(single, index, event))
+            continue
+        if dialect not in scenario.dialects:
+            raise UsageError(f"{scenario.id} runs in {', '.join(scenario.dialects)}, not {dialect}")
+        for number, chunk in enumerate(served_chunks(response, scenario, dialect, dialects()), 1):
+            print("  " + chunk_line(number, chunk))
+
+
 def _validate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH")
 
@@ -425,7 +467,10 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
 @command("validate", help="check scenario files", arguments=_validate_arguments)
 def cmd_validate(args: argparse.Namespace) -> int:
     scenarios = _load(args.paths)
-    events = sum(len(s.events) for s in scenarios)
+    events = sum(
+        sum(len(r.turn) for r in s.responses) if isinstance(s, LoopScenario) else len(s.events)
+        for s in scenarios
+    )
     print(f"{len(scenarios)} scenarios valid ({events:,} events after expansion)")
     return EXIT_OK
 
@@ -826,6 +871,123 @@ def cmd_serve(args: argparse.Namespace) -> int:
             threading.Event().wait()
     except KeyboardInterrupt:
         pass  # Ctrl-C or SIGTERM: the way to stop serving
+    return EXIT_OK
+
+
+def _loop_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="SCENARIO",
+        help="loop scenarios, or folders of them (searched recursively); then -- and the "
+        "program to run, e.g. -- python my_agent.py",
+    )
+    parser.add_argument(
+        "--dialect",
+        action="append",
+        default=[],
+        metavar="D",
+        help="serve this dialect (anthropic, openai-chat, openai-responses; repeatable: one run "
+        "per dialect); default: the one the program's first request speaks",
+    )
+    parser.add_argument(
+        "--timeout",
+        default=None,
+        metavar="SECONDS",
+        help="time limit for the program on one scenario (default 30); past it, the program and "
+        "its process group are stopped",
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long each response's final events are held back, to see a request sent before "
+        "the turn ended (default 0.2, at most 2)",
+    )
+    parser.add_argument(
+        "--rule", action="append", default=[], metavar="ID", help="check only these rules"
+    )
+    parser.add_argument(
+        "--skip-rule", action="append", default=[], metavar="ID", help="do not check these rules"
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+
+
+@command(
+    "loop",
+    help="run a program against the stand-in serving loop scenarios; judge the requests it sends",
+    description="Serve each loop scenario's responses, one per request, on loopback, run the "
+    "program given after -- with OPENAI_BASE_URL, ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL "
+    "pointing there (and dummy API keys if none are set), and judge every request it sends by the "
+    "loop rules. Exit 0 all passed, 1 a rule was violated (a program that fails or overruns its "
+    "time limit included), 2 a usage or input error, 5 every run was skipped (the program speaks "
+    "a dialect none of the scenarios runs in).",
+    arguments=_loop_arguments,
+    takes_program=True,
+)
+def cmd_loop(args: argparse.Namespace) -> int:
+    from harness.loop import DEFAULT_LOOP_TIMEOUT, run_loop
+    from harness.loop.report import render_table
+    from harness.replay.run import time_limit
+    from harness.scenario.loop import LOOP_DIALECTS
+    from harness.standin.loop import DEFAULT_SETTLE
+
+    if not args.program:
+        raise UsageError(
+            "give the program to run after --, e.g. harness loop scenarios/loop -- python my_agent.py"
+        )
+    _check_rule_ids([*args.rule, *args.skip_rule])
+    for dialect in args.dialect:
+        if dialect not in LOOP_DIALECTS:
+            raise UsageError(
+                f"--dialect {dialect!r}: loops are served in {', '.join(LOOP_DIALECTS)}"
+            )
+    timeout = (
+        DEFAULT_LOOP_TIMEOUT if args.timeout is None else time_limit(args.timeout, "--timeout")
+    )
+    settle = DEFAULT_SETTLE if args.settle is None else args.settle
+    if not 0 <= settle <= 2:
+        raise UsageError(f"--settle must be between 0 and 2 seconds, got {settle:g}")
+    loaded = _load(args.paths)
+    scenarios = [s for s in loaded if isinstance(s, LoopScenario)]
+    if not scenarios:
+        raise UsageError(
+            f"no loop scenario (layer: loop) under {', '.join(args.paths)}; "
+            "scenarios/loop holds the built-in ones"
+        )
+    runs = [(s, d) for s in scenarios for d in (args.dialect or [None])]
+    results = []
+    with TerminalProgress() as progress:
+        for number, (scenario, dialect) in enumerate(runs, 1):
+            progress.update(f"loop {number}/{len(runs)} {scenario.id}")
+            results.append(
+                run_loop(
+                    scenario,
+                    args.program,
+                    dialect=dialect,
+                    timeout=timeout,
+                    settle=settle,
+                    only_rules=args.rule,
+                    skip_rules=args.skip_rule,
+                )
+            )
+    if args.format == "json":
+        print(json.dumps({"results": [r.to_json() for r in results]}, indent=2))
+    else:
+        print(render_table(results))
+        others = len(loaded) - len(scenarios)
+        if others:
+            print(f"harness: {others} scenarios of other layers left out: harness run replays them")
+    if any(r.status == "fail" for r in results):
+        return EXIT_FAILED
+    if all(r.status == "skip" for r in results):
+        print(
+            f"harness: all {len(results)} runs were skipped, so nothing was checked "
+            f"(exit {EXIT_NOTHING_CHECKED})",
+            file=sys.stderr,
+        )
+        return EXIT_NOTHING_CHECKED
     return EXIT_OK
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,6 +192,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "harness: a conformance scenario replayed by the harness")
+    config.addinivalue_line(
+        "markers",
+        "harness_loop(scenario, dialect=None, settle=0.2): serve this loop scenario (an id, a "
+        ".yaml file, or 'all' for every loop scenario, one test each) to the test through the "
+        "harness_loop fixture, and judge the requests the test's client sends",
+    )
     config.pluginmanager.register(RuleTally(), "harness-rule-tally")
     config.pluginmanager.register(SkipTally(), "harness-skip-tally")
     config.pluginmanager.register(CauseTally(), "harness-cause-tally")
@@ -436,8 +443,8 @@ class ScenarioFile(pytest.File):
         except ScenarioError as exc:
             raise ScenarioCollectError(exc) from None
         options = self.config.option
-        if not _selected(scenario, options):
-            return
+        if scenario.layer == "loop" or not _selected(scenario, options):
+            return  # a loop scenario is served to a program: the harness_loop fixture
         named = options.harness_adapter
         configured = str(self.config.getini("harness_adapter"))
         for adapter in named or [None]:
@@ -737,6 +744,92 @@ _RESULTS = pytest.StashKey[tuple[list[ScenarioResult], str | None, bool]]()
 _DRAWN = pytest.StashKey[set[tuple[str, str, str]]]()
 
 
+# -- agent loops over HTTP: the harness_loop fixture ------------------------------------------
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``@pytest.mark.harness_loop("all")``: the test once per loop scenario (the library's
+    and those under ``harness_scenarios``), those its ``dialect`` cannot carry left out."""
+    marker = metafunc.definition.get_closest_marker("harness_loop")
+    if marker is None or "harness_loop" not in metafunc.fixturenames:
+        return
+    if not marker.args or marker.args[0] != "all":
+        return
+    from harness.loop.find import loop_scenarios
+
+    dialect = marker.kwargs.get("dialect")
+    try:
+        found = loop_scenarios(_loop_folders(metafunc.config))
+    except ScenarioError as exc:
+        raise pytest.UsageError(
+            "harness: " + "; ".join(f"{p.path}:{p.line}: {p.message}" for p in exc.problems)
+        ) from None
+    chosen = [s for s in found if dialect is None or dialect in s.dialects]
+    metafunc.parametrize("harness_loop", chosen, ids=[s.id for s in chosen], indirect=True)
+
+
+def _loop_folders(config: pytest.Config) -> list[Path]:
+    return [Path(folder) for folder in config.getini("harness_scenarios")]
+
+
+@pytest.fixture
+def harness_loop(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The stand-in serving a loop scenario's responses, one per request, while the test runs;
+    name the scenario with ``@pytest.mark.harness_loop("loop-two-tool-cycles")`` (an id, a
+    ``.yaml`` file, or ``"all"``), and optionally ``dialect=`` and ``settle=``::
+
+        @pytest.mark.harness_loop("loop-parallel-calls", dialect="openai-chat")
+        def test_my_agent(harness_loop):
+            my_agent.run(base_url=harness_loop.openai_base_url)
+
+    It yields the ``LoopStand`` (``openai_base_url``, ``anthropic_base_url``,
+    ``gemini_base_url``, ``url``, ``requests``), with ``OPENAI_BASE_URL``,
+    ``ANTHROPIC_BASE_URL`` and ``GOOGLE_GEMINI_BASE_URL`` (and dummy API keys where none is
+    set) in the environment while the test runs. At teardown the requests the test sent are
+    judged by the loop rules, and any violation fails the test with the rules' messages.
+    """
+    from harness.loop import judge
+    from harness.loop.find import find_loop_scenario
+    from harness.loop.report import render_failure
+    from harness.standin.loop import DEFAULT_SETTLE, serving_loop
+
+    marker = request.node.get_closest_marker("harness_loop")
+    reference = getattr(request, "param", None) or (
+        marker.args[0] if marker and marker.args else None
+    )
+    if reference is None or reference == "all":
+        pytest.fail(
+            "the harness_loop fixture needs a scenario: @pytest.mark.harness_loop(ID or FILE.yaml)",
+            pytrace=False,
+        )
+    options = marker.kwargs if marker is not None else {}
+    try:
+        scenario = find_loop_scenario(
+            reference, _loop_folders(request.config), Path(str(request.node.path)).parent
+        )
+    except (UsageError, ScenarioError) as exc:
+        pytest.fail(str(exc), pytrace=False)
+    dialect = options.get("dialect")
+    with (
+        serving_loop(
+            scenario, dialect=dialect, settle=float(options.get("settle", DEFAULT_SETTLE))
+        ) as stand,
+        pytest.MonkeyPatch.context() as patch,
+    ):
+        for name, value in stand.env(os.environ).items():
+            if os.environ.get(name) != value:
+                patch.setenv(name, value)
+        yield stand
+        stand.wait_streams(1.0)
+        facts = stand.facts()
+        unserved = stand.unserved
+    if unserved is not None and not any(r.response is not None for r in facts.requests):
+        pytest.fail(f"harness_loop: {scenario.id}: {unserved}", pytrace=False)
+    result = judge(scenario, facts)
+    if result.status == "fail":
+        pytest.fail(render_failure(result), pytrace=False)
+
+
 @pytest.fixture
 def harness_snapshot(snapshot: Any) -> Any:
     """syrupy's ``snapshot`` in the harness's YAML format::
@@ -957,7 +1050,8 @@ class RuleTally:
                 terminalreporter.write_line(
                     f"{rule:<{width}}  {c['pass']:>6}  {c['fail']:>6}  {c['skip']:>7}"
                 )
-        idle = [rule for rule in RULES if rule not in ran]
+        # the loop rules judge the harness_loop fixture's requests, not the scenario items
+        idle = [rule for rule in RULES if rule not in ran and RULES[rule].layer != "loop"]
         if idle:
             layers = [RULES[rule].layer for rule in idle]
             noun = "rule" if len(idle) == 1 else "rules"

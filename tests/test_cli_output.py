@@ -140,9 +140,9 @@ def test_table_counts_the_scenarios_of_other_layers_on_one_line(
     code, out, _ = run_cli(capsys, "run", str(LIBRARY), "--adapter", "driver-anthropic-reference")
     assert code == 0
     lines = out.splitlines()
-    left_out = len(library_ids("session", "history"))
+    left_out = len(library_ids("session", "history", "loop"))
     assert lines[-2] == (
-        f"{left_out} scenarios of the session and history layers left out: "
+        f"{left_out} scenarios of the session, history and loop layers left out: "
         "the adapter implements driver"
     )
     assert not any("needs the" in line for line in lines)
@@ -198,11 +198,11 @@ def test_json_keeps_the_scenarios_of_other_layers_as_skips(
     )
     assert code == 0
     results = json.loads(out)["results"]
-    assert {r["scenario"] for r in results} == library_ids("session", "history", "driver")
-    other_layers = library_ids("session", "history")
+    assert {r["scenario"] for r in results} == library_ids("session", "history", "driver", "loop")
+    other_layers = library_ids("session", "history", "loop")
     other = [r for r in results if r["scenario"] in other_layers]
     assert {r["status"] for r in other} == {"skip"}
-    assert all(r["skip_reason"].endswith("layer; the adapter implements: driver") for r in other)
+    assert all(r["skip_reason"].endswith("; the adapter implements: driver") for r in other)
 
 
 @pytest.mark.slow
@@ -217,4 +217,4 @@ def test_a_violation_still_exits_1_with_other_layers_left_out(
         "driver-mutant-anthropic-ends-at-first-message-stop",
     )
     assert code == 1
-    assert "scenarios of the session and history layers left out" in out
+    assert "scenarios of the session, history and loop layers left out" in out

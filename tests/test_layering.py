@@ -41,6 +41,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("report", ("harness.report",)),
     # the stand-in provider: a scenario, a cassette or a body served over HTTP
     ("stand-in", ("harness.standin",)),
+    # whole agent loops: a program run against the stand-in serving a loop scenario, judged
+    ("loop", ("harness.loop",)),
     (
         "tools",
         (

@@ -224,6 +224,12 @@ def _text_part(text: str) -> dict[str, Any]:
     return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
 
 
+def reasoning_item_id(response_id: str, position: int) -> str:
+    """The id of the reasoning item the codec writes for a thinking block at ``position`` of
+    response ``response_id`` (what a client sends back to keep its reasoning)."""
+    return _item_id("rs", response_id, position)
+
+
 def _item_id(prefix: str, response_id: str, position: int, key: str = "") -> str:
     digest = hashlib.sha256(f"{response_id}/{position}/{key}".encode()).hexdigest()[:32]
     return f"{prefix}_{digest}{position:02d}"

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from harness._errors import AdapterError, UsageError
 from harness.adapters.protocol import adapter_layers
-from harness.adapters.registry import AdapterInfo, resolve_adapter
+from harness.adapters.registry import AdapterInfo, declared_layers, resolve_adapter
 from harness.adapters.session_dialect import in_dialect
 from harness.codecs import Codec
 from harness.codecs.registry import with_codecs
@@ -27,7 +27,7 @@ from harness.replay.result import ScenarioResult, Status
 from harness.replay.session import SessionReplay
 from harness.results.attribution import attribute_causes
 from harness.rules.registry import rules_for
-from harness.scenario import DriverScenario, Scenario, SessionScenario
+from harness.scenario import DriverScenario, LoopScenario, Scenario, SessionScenario
 from harness.scenario.cases import ALL, NONE, Selection
 from harness.scenario.cases import first_party as is_first_party
 from harness.scenario.variations import check_variations
@@ -73,6 +73,8 @@ def replay(
     """
     known = None if codecs is None else with_codecs(codecs)  # checked even for other layers
     info = resolve_adapter(adapter) if isinstance(adapter, str) else adapter
+    if isinstance(scenario, LoopScenario):
+        return _whole_program_only(scenario, info)
     rules = rules_for(
         scenario.layer, disabled=(*scenario.disable_rules, *skip_rules), only=only_rules
     )
@@ -166,6 +168,25 @@ def replay(
     if skip_reason is not None:
         return result("skip", skip_reason=skip_reason)
     return result("fail" if run.violations else "pass")
+
+
+def _whole_program_only(scenario: LoopScenario, info: AdapterInfo) -> ScenarioResult:
+    """A loop scenario is served to a whole program (``harness loop``, the ``harness_loop``
+    fixture), never replayed into an adapter: left out, as a layer the adapter lacks."""
+    try:
+        layers = declared_layers(info)
+    except Exception:
+        layers = (info.layer,)
+    return ScenarioResult(
+        scenario,
+        info.name,
+        "skip",
+        skip_reason=(
+            "needs the loop layer, a whole program served over HTTP (harness loop, the "
+            f"harness_loop fixture); the adapter implements: {', '.join(layers) or 'none'}"
+        ),
+        adapter_layers=layers,
+    )
 
 
 def _close(made: list[object], *, hung: bool) -> None:

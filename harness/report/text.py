@@ -27,7 +27,7 @@ from harness.scenario import DriverScenario, Scenario
 _MARK = {"pass": "PASS ", "fail": "FAIL ", "skip": "SKIP ", "error": "ERROR"}
 
 #: the product's layers in the order the docs list them
-_LAYER_ORDER = ("session", "history", "driver")
+_LAYER_ORDER = ("session", "history", "driver", "loop")
 
 #: violations shown per result; the JSON output (``--format json``) has all of them
 MAX_VIOLATIONS_SHOWN = 10

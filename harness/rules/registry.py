@@ -19,6 +19,7 @@ from harness._registry import Registry
 if TYPE_CHECKING:
     from harness.rules.driver_timing import DriverTimeline
     from harness.rules.history import HistoryFacts
+    from harness.rules.loop import LoopFacts
     from harness.rules.session import SessionFacts
 
 Needs = Literal["notifications", "transcript"]
@@ -47,7 +48,8 @@ class Finding(NamedTuple):
     subject: str = ""
 
 
-#: what a rule reads at a checkpoint: ``SessionFacts``, ``HistoryFacts`` or ``DriverTimeline``
+#: what a rule reads at a checkpoint: ``SessionFacts``, ``HistoryFacts``, ``DriverTimeline`` or
+#: ``LoopFacts``
 Context = TypeVar("Context")
 #: a rule's check: the findings it makes of one checkpoint's facts
 Check = Callable[[Context], Iterable[Finding]]
@@ -55,6 +57,7 @@ C = TypeVar("C", bound=Callable[[Any], Iterable[Finding]])
 SessionCheck = TypeVar("SessionCheck", bound="Callable[[SessionFacts], Iterable[Finding]]")
 HistoryCheck = TypeVar("HistoryCheck", bound="Callable[[HistoryFacts], Iterable[Finding]]")
 DriverCheck = TypeVar("DriverCheck", bound="Callable[[DriverTimeline], Iterable[Finding]]")
+LoopCheck = TypeVar("LoopCheck", bound="Callable[[LoopFacts], Iterable[Finding]]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +126,19 @@ def rule(
     precedence: int = 50,
     derived: bool = False,
 ) -> Callable[[DriverCheck], DriverCheck]: ...
+
+
+@overload
+def rule(
+    rule_id: str,
+    *,
+    layer: Literal["loop"],
+    statement: str,
+    source: str,
+    needs: Needs = "transcript",
+    precedence: int = 50,
+    derived: bool = False,
+) -> Callable[[LoopCheck], LoopCheck]: ...
 
 
 @overload

@@ -18,6 +18,8 @@ from harness.scenario.loader import (
 from harness.scenario.types import (
     DriverScenario,
     Expectation,
+    LoopResponse,
+    LoopScenario,
     PinnedMessage,
     Scenario,
     ScenarioHeader,
@@ -29,6 +31,8 @@ __all__ = [
     "MAX_EVENTS",
     "DriverScenario",
     "Expectation",
+    "LoopResponse",
+    "LoopScenario",
     "PinnedMessage",
     "Scenario",
     "ScenarioHeader",

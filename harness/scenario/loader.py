@@ -18,6 +18,7 @@ from harness.scenario import generator_steps as _generators  # noqa: F401  (regi
 from harness.scenario._fields import Fields, Invalid
 from harness.scenario.driver import DRIVER_KEYS, read_driver_scenario
 from harness.scenario.driver_steps import DRIVER_STEPS
+from harness.scenario.loop import LOOP_KEYS, read_loop_scenario
 from harness.scenario.reader import StepReader
 from harness.scenario.session import SESSION_KEYS, read_session_scenario
 from harness.scenario.session_steps import SESSION_STEPS
@@ -26,7 +27,7 @@ from harness.scenario.types import DriverScenario, Scenario, ScenarioHeader
 if TYPE_CHECKING:
     from harness.wire.recordings import RecordedResponse
 
-LAYERS = ("session", "driver", "history")
+LAYERS = ("session", "driver", "history", "loop")
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _HEADER_KEYS = (
     "id",
@@ -189,6 +190,12 @@ def _read(data: Any, path: str, problems: list[Problem], text: str) -> Scenario:
             path, problems, DRIVER_STEPS, dv.TURN_EVENT_TYPES, seed=header.seed, text=text
         )
         return read_driver_scenario(r, top, header)
+    if layer == "loop":
+        top.check_keys(_HEADER_KEYS + LOOP_KEYS)
+        r = StepReader(
+            path, problems, DRIVER_STEPS, dv.TURN_EVENT_TYPES, seed=header.seed, text=text
+        )
+        return read_loop_scenario(r, top, header)
     top.check_keys(_HEADER_KEYS + SESSION_KEYS)
     r = StepReader(
         path,

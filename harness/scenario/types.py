@@ -1,7 +1,8 @@
 """What a loaded scenario is: frozen, typed, one type per kind of trace.
 
 A session scenario (the session and history layers) holds a trace of canonical session events; a
-driver scenario holds a canonical turn and how to put it on the wire. Both share a header.
+driver scenario holds a canonical turn and how to put it on the wire; a loop scenario holds the
+responses a whole program gets, one canonical turn per request. All share a header.
 """
 
 from __future__ import annotations
@@ -202,10 +203,60 @@ class DriverScenario(ScenarioHeader):
         return self.recording.file, self.recording.line(self.turn[index].line)
 
 
+@dataclass(frozen=True, slots=True)
+class LoopResponse:
+    """One response of a loop scenario: a canonical turn of one message cycle, the quirks and
+    transport faults it is served with, and the conversation it belongs to (``agent``: ``main``,
+    or a sub-agent's name)."""
+
+    turn: tuple[dv.TurnEvent, ...]
+    line: int
+    quirks: tuple[str, ...] = ()
+    transport: tuple[Fault, ...] = ()
+    agent: str = "main"
+    kind: str = "response"
+
+    @property
+    def body_cut(self) -> int | None:
+        return min((f.after for f in self.transport if isinstance(f, Cut)), default=None)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LoopScenario(ScenarioHeader):
+    """The responses a program gets, in order, one per request it sends (``harness loop``, the
+    ``harness_loop`` fixture), and the dialects they are served in (every loop dialect that can
+    carry them all, when the file names none). A violation's event index is a response's."""
+
+    responses: tuple[LoopResponse, ...]
+    dialects: tuple[str, ...] = ()
+    #: whether the file named its dialects (else they are every one that carries the responses)
+    dialects_named: bool = False
+    #: for one run: the dialect it is served in (``id[dialect]``); empty for the scenario
+    variant: str = ""
+
+    @property
+    def case_id(self) -> str:
+        return f"{self.id}[{self.variant}]" if self.variant else self.id
+
+    @property
+    def events(self) -> tuple[LoopResponse, ...]:
+        return self.responses
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        return tuple(r.agent for r in self.responses)
+
+    def event_line(self, index: int) -> int:
+        return self.responses[index].line if 0 <= index < len(self.responses) else self.line
+
+    def event_location(self, index: int) -> tuple[str, int]:
+        return self.path, self.event_line(index)
+
+
 def fields_of(header: ScenarioHeader) -> dict[str, Any]:
     """The header's fields, to build a scenario of a layer from it."""
     return {f.name: getattr(header, f.name) for f in fields(ScenarioHeader)}
 
 
 #: A loaded scenario of any layer.
-Scenario: TypeAlias = SessionScenario | DriverScenario
+Scenario: TypeAlias = SessionScenario | DriverScenario | LoopScenario

@@ -15,7 +15,7 @@ import socketserver
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeAlias
 from urllib.parse import urlsplit
@@ -75,6 +75,11 @@ class _Response:
     chunks: tuple[bytes, ...]
     #: a stream, cut at event boundaries, that faults apply to
     streamed: bool
+    #: this response's own faults (None: the server's, which apply to every streamed response)
+    faults: tuple[Fault, ...] | None = None
+    #: called just before the last chunk of the body is written (after any pause before it):
+    #: a loop's stand-in notes there that the response has sent its last event
+    on_last: Callable[[], None] | None = field(default=None, compare=False)
 
     @property
     def has_body(self) -> bool:
@@ -253,14 +258,17 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()  # the headers go out now, before any stall
-        faults = self.server.faults if response.streamed else ()
-        pieces, complete = _schedule(response.chunks, faults)
-        for piece in pieces:
+        own = self.server.faults if response.faults is None else response.faults
+        pieces, complete = _schedule(response.chunks, own if response.streamed else ())
+        last = max((i for i, p in enumerate(pieces) if isinstance(p, bytes) and p), default=-1)
+        for i, piece in enumerate(pieces):
             if isinstance(piece, float):
                 if self.server.closing.wait(piece):
                     self.close_connection = True
                     return
                 continue
+            if i == last and response.on_last is not None:
+                response.on_last()
             if piece:  # an empty HTTP chunk would end the body
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))  # one write, one chunk
         if complete:

@@ -71,7 +71,8 @@ class AGUIParentMessageIgnored(ReferenceAGUIConsumer):
             if message.get("role") == "assistant" and message.get("subagentRunId") == event.get(
                 "subagentRunId"
             ):
-                return dict(message)
+                host: dict[str, Any] = message  # the message itself: the call goes onto it
+                return host
         return self.new_message(event, "assistant", event["toolCallId"], text=False)
 
 

@@ -71,7 +71,7 @@ class AGUIParentMessageIgnored(ReferenceAGUIConsumer):
             if message.get("role") == "assistant" and message.get("subagentRunId") == event.get(
                 "subagentRunId"
             ):
-                return dict(message)
+                return message
         return self.new_message(event, "assistant", event["toolCallId"], text=False)
 
 

@@ -4,8 +4,10 @@ both over ``processUIMessageStream``).
 
 Each session is a chat of its own (the AI SDK streams no sub-agent; a front end that shows each
 agent gets one ``Chat`` per agent), and each of its interactions is one response: one stream of
-chunks that builds one assistant ``UIMessage``. What the consumer is fed is one of three things,
-each naming its chat (the stream a chunk arrives on)::
+chunks that builds the chat's assistant ``UIMessage``, a new one after the user's message, or
+else the last assistant message continued (its ``start`` names that message, as the server
+names it: ``getResponseUIMessageId``), each response opening a step of its own. What the
+consumer is fed is one of three things, each naming its chat (the stream a chunk arrives on)::
 
     {"chat": S, "chunk": CHUNK}           a chunk of the response streaming into chat S
     {"chat": S, "sendMessage": MESSAGE}   the user's UIMessage, which the client adds itself
@@ -28,14 +30,13 @@ each naming its chat (the stream a chunk arrives on)::
     system_message                     data-system-message {transient: true}
     media                              file {url: a data: URL, mediaType}
     resume                             setMessages: the session rebuilt from its history;
-                                       in motion, a response continuing the last assistant
-                                       message (start names its id) re-sends the calls still
-                                       running
+                                       in motion, a response (continuing the last stored
+                                       assistant message) re-sends the calls still running
 
 **Where a call shows.** A text part keeps no id, and a tool part none of the message it belongs
-to: a call belongs to the text or reasoning part before its tool part in the same response (a
-``step-start`` part opens each response), or, for a response that opens with calls, to the
-first one after it. The codec records which canonical message each text and reasoning part it
+to: a call belongs to the text or reasoning part before its tool part in the same response (the
+``step-start`` part each response opens with marks where it begins in its UIMessage), or, for a
+response that opens with calls, to the first one after it. The codec records which canonical message each text and reasoning part it
 made stands for, by order, and decoding reads the parts back that way. A trace in which the
 session layer puts a call elsewhere (a message started between the call's start and its
 completion, a call its interaction leaves on no message, a call's events after its response
@@ -277,9 +278,9 @@ class AISDKUIEncoder:
         #: (chat, UIMessage id) -> the message each of its text and reasoning parts stands for,
         #: in the order the parts were made
         self.parts: dict[tuple[str, str], list[str]] = {}
-        #: chat -> the id of the assistant UIMessage a response may continue (after a resume
-        #: in motion), or None for a new one
-        self.continuing: dict[str, str | None] = {}
+        #: chat -> the id of its last UIMessage when that is an assistant message: a response
+        #: then continues it (the server reuses its id, getResponseUIMessageId)
+        self.last_assistant: dict[str, str | None] = {}
         self.made = 0
 
     # -- encoding ------------------------------------------------------------------------------
@@ -302,10 +303,10 @@ class AISDKUIEncoder:
         response = self.responses.get(chat)
         if response is not None:
             return response
-        message_id = self.continuing.pop(chat, None)
+        message_id = self.last_assistant.get(chat)
         if message_id is None:
             self.made += 1
-            message_id = f"{chat}.response-{self.made}"
+            message_id = self.last_assistant[chat] = f"{chat}.response-{self.made}"
         response = self.responses[chat] = _Response(chat, message_id)
         self.parts.setdefault((chat, message_id), [])
         out.append(self._chunk(chat, {"type": "start", "messageId": message_id}))
@@ -353,7 +354,7 @@ class AISDKUIEncoder:
         out: list[dict[str, Any]] = []
         chat = event.session_id
         self._close(chat, out, aborted=False)  # a new prompt: the response before it is over
-        self.continuing.pop(chat, None)
+        self.last_assistant[chat] = None
         message = {
             "id": event.message_id,
             "role": "user",
@@ -390,14 +391,12 @@ class AISDKUIEncoder:
     def on_interaction_start(self, event: ev.InteractionStart) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         self._close(event.session_id, out, aborted=False)
-        self.continuing.pop(event.session_id, None)
         self._open(event.session_id, out)
         return out
 
     def on_interaction_end(self, event: ev.InteractionEnd) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         self._close(event.session_id, out, aborted=False)
-        self.continuing.pop(event.session_id, None)
         for call in self._running(event.session_id):
             call.cleared = True  # left for the client (input-available), or lost
         return out
@@ -587,15 +586,10 @@ class AISDKUIEncoder:
                     f"response that already ended, still runs; no stream carries it on"
                 )
         last = stored[-1] if stored else None
-        self.continuing.pop(chat, None)
-        if response is None and not running:
-            return out
-        # in motion: the response goes on, continuing the last stored assistant message
-        if last is not None and last["role"] == "assistant":
-            self.continuing[chat] = last["id"]
+        self.last_assistant[chat] = last["id"] if last and last["role"] == "assistant" else None
         if not running:
             return out
-        self._open(chat, out)
+        self._open(chat, out)  # in motion: the response goes on, re-sending what still runs
         for call in running:
             was_available = call.available
             call.response = None

@@ -144,6 +144,15 @@ def test_a_resume_in_motion_continues_the_last_stored_assistant_message() -> Non
     assert resent[2]["toolCallId"] == "toolu_01RwErrors02"  # still running: sent again
 
 
+def test_a_response_with_no_prompt_before_it_continues_the_last_assistant_message() -> None:
+    starts = [
+        e["chunk"]["messageId"]
+        for e in ai_sdk_events("interaction-without-prompt-continues")
+        if e.get("chunk", {}).get("type") == "start"
+    ]
+    assert len(starts) == 2 and starts[0] == starts[1]
+
+
 def test_the_users_stop_is_an_abort_and_the_reference_drops_the_running_parts() -> None:
     events = ai_sdk_events("cancel-after-executing")
     assert chunk_types(events)[-1] == "abort"

@@ -80,6 +80,7 @@ AI_SDK_EXPECTED = {
     "duplicate-completion": set(),
     "error-flag-live-and-resumed": set(),
     "resume-while-call-running": set(),
+    "interaction-without-prompt-continues": set(),
     "subsession-reuses-tool-id-from-earlier-run": set(),
     "cancel-after-executing": {"cleanup-user-turn"},
     "lost-completion-cleared-at-user-turn": {"cleanup-user-turn"},

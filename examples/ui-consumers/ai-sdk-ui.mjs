@@ -21,7 +21,7 @@ function respond(chat) {
   let controller;
   const stream = new ReadableStream({ start: (c) => { controller = c; } });
   const last = chat.messages.at(-1);
-  const response = { controller, failure: null };
+  const response = { controller, failure: null, dropped: false };
   const messages = readUIMessageStream({
     stream,
     message: last?.role === 'assistant' ? structuredClone(last) : undefined,
@@ -29,6 +29,7 @@ function respond(chat) {
   });
   response.done = (async () => {
     for await (const message of messages) {
+      if (response.dropped) break; // a reconnect replaced the messages it was building
       const at = chat.messages.findLastIndex((m) => m.id === message.id);
       if (at === -1) chat.messages.push(message);
       else chat.messages[at] = message;
@@ -44,8 +45,11 @@ async function feed(event) {
     return;
   }
   if (event.setMessages) {
-    chat.response?.controller.close(); // the reconnect drops the stream it was reading
-    chat.response = null;
+    if (chat.response) {
+      chat.response.dropped = true; // the reconnect drops the stream it was reading
+      chat.response.controller.close();
+      chat.response = null;
+    }
     chat.messages = structuredClone(event.setMessages);
     return;
   }

@@ -99,7 +99,8 @@ QUIRKS: dict[str, str] = {
     "abort-changes-no-part": (
         "processUIMessageStream has no case for abort: the parts of a response the user stopped "
         "stay as they were, tool parts in input-streaming or input-available included "
-        "(ai 6.0.326); marimo-team/marimo#9562 and #10174 report the state an abort leaves"
+        "(ai 6.0.326); a response cancelled mid-stream left the protocol state broken for the "
+        "next prompts in marimo-team/marimo#9562"
     ),
     "output-error-live": (
         "tool-output-error {errorText} fails a call live, and a stored tool part in output-error "

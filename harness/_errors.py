@@ -46,6 +46,17 @@ ResponseFailed (harness.adapters.driver.openai_responses, a RuntimeError)
 DriverFailed (harness.adapters.process, a RuntimeError)
                           a driver process said it failed ({"op": "done", "error": ...}); its
                           drive() raises it, as an in-process driver raising
+ReadsClosed (harness.adapters.bridge, a BaseException)
+                          raised into a blocking library's worker thread at each read once
+                          drive() stopped, so the library ends (as StreamCancelled does)
+WorkerStuck (harness.adapters.bridge, a RuntimeError)
+                          the worker did not end within its time after drive() stopped
+CannotExpress (harness.codecs.session.base)
+                          internal: a session codec's encoder meets an event its UI protocol
+                          cannot carry; the case is skipped with the message
+DialectFeedError (harness.adapters.session_dialect, a RuntimeError)
+                          a UI-protocol consumer raised on one of the protocol's events; says
+                          which, as an adapter raising
 """
 
 from __future__ import annotations

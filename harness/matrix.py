@@ -304,6 +304,12 @@ the library did and what its user sees, and reproduced without the harness by th
 named beside it. A bug is first-party when a first-party server's shape brings out any of its
 causes; one seen only on shapes gateways, proxies and other vendors' compatible servers send is
 listed apart, under "Behind gateways and proxies".
+
+Agent runs that send a second request after running their tools (pydantic-ai's
+`Agent.run_stream`, the OpenAI Agents SDK's `Runner.run_streamed`) are not in this table: one
+response per case cannot carry them. They are judged over HTTP, unmodified, by `harness loop`
+against the loop scenarios (README, "Judge an unmodified agent"); their results are not in this
+document yet.
 """
 
 

@@ -217,9 +217,13 @@ def test_import_harness_imports_no_codec_and_no_mutant() -> None:
     )
     modules = set(eval(done.stdout))  # a printed list of str
     assert "harness" in modules
+    # the protocols and registries of both kinds of codec, and no codec
     assert {m for m in modules if m.startswith("harness.codecs.")} <= {
         "harness.codecs.base",
         "harness.codecs.registry",
+        "harness.codecs.session",
+        "harness.codecs.session.base",
+        "harness.codecs.session.registry",
     }
     assert not {m for m in modules if m.startswith("harness.") and m.endswith(".mutants")}
 

@@ -139,6 +139,17 @@ CAUGHT_BY = {
     "session-mutant-ag-ui-parent-message-ignored": {"forward-attachment", "backward-attachment"},
     "session-mutant-ag-ui-subagent-runid-ignored": {"subsession-isolation"},
     "session-mutant-ag-ui-snapshot-merged": {"resume-equivalence"},
+    "session-mutant-ai-sdk-ui-call-restarted-by-id": {
+        "backward-attachment",
+        "session-keyed-tracking",
+    },
+    "session-mutant-ai-sdk-ui-output-appended-again": {"exactly-once"},
+    "session-mutant-ai-sdk-ui-abort-leaves-parts": {"cleanup-user-turn"},
+    "session-mutant-ai-sdk-ui-state-kept-across-streams": {
+        "backward-attachment",
+        "forward-attachment",
+    },
+    "session-mutant-ai-sdk-ui-output-error-as-output": {"result-error-flag"},
 }
 
 

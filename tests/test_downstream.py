@@ -37,14 +37,19 @@ def _scenarios(folder: Path, layer: str | None = None) -> list[str]:
 LIBRARY = _scenarios(library_path())
 LIBRARY_SESSION = _scenarios(library_path(), "session")
 OWN_SCENARIOS = _scenarios(EXAMPLES / "downstream" / "scenarios")
-#: library scenarios of other layers: chatui's adapter implements only the session layer
-SKIPPED = len(LIBRARY) - len(LIBRARY_SESSION)
+#: library scenarios of the other adapter layers: chatui's adapter implements only the session
+#: layer (loop scenarios are no adapter's: `harness loop` runs them)
+SKIPPED = len(_scenarios(library_path(), "history")) + len(_scenarios(library_path(), "driver"))
 
 
 def _cases(folder: Path) -> int:
     """The items a session scenario folder runs as: each scenario as written and under each of
     its variations (harness/scenario/variations.py), one item each."""
-    return sum(len(session_cases(s)) for s in load_every(folder) if isinstance(s, SessionScenario))
+    return sum(
+        len(session_cases(s))
+        for s in load_every(folder)
+        if isinstance(s, SessionScenario) and s.layer == "session"
+    )
 
 
 #: the items the library's session scenarios and the project's own run as

@@ -90,9 +90,9 @@ exit "${EXIT:-0}"
 @pytest.mark.parametrize(
     ("target", "selects", "exhaustive"),
     [
-        ("test", "-m not exhaustive", ""),
-        ("test-fast", "-m not slow and not exhaustive", ""),
-        ("test-exhaustive", "-m exhaustive or hypothesis", "1"),
+        ("test", "-m not exhaustive and not matrix", ""),
+        ("test-fast", "-m not slow and not exhaustive and not matrix", ""),
+        ("test-exhaustive", "-m (exhaustive or hypothesis) and not matrix", "1"),
     ],
 )
 def test_each_tier_selects_its_tests_and_fails_when_none_is_collected(

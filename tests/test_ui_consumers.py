@@ -1,6 +1,7 @@
 """The real consumers of UI protocols (examples/ui-consumers/), installed from their pinned
 lock file with ``npm ci`` and replayed as ``exec:`` adapters; each failure is a bug the
-folder's reproductions show without the harness (docs/ui-protocols.md)."""
+folder's reproductions show without the harness, or a decision of the protocol's profile
+(docs/ui-protocols.md)."""
 
 from __future__ import annotations
 
@@ -69,11 +70,44 @@ def test_ag_ui_client_breaks_exactly_the_explained_rules(installed, monkeypatch,
     assert set(replay_as_written.rules_broken) == broken
 
 
+AI_SDK = "exec:node examples/ui-consumers/ai-sdk-ui.mjs"
+
+#: scenario -> the rules ai's readUIMessageStream breaks there, as written (none: it passes);
+#: cleanup-user-turn is the profile's candidate rule for abort (docs/ui-protocols.md)
+AI_SDK_EXPECTED = {
+    "tool-first-turn": set(),
+    "tool-first-then-thought": set(),
+    "duplicate-completion": set(),
+    "error-flag-live-and-resumed": set(),
+    "resume-while-call-running": set(),
+    "interaction-without-prompt-continues": set(),
+    "subsession-reuses-tool-id-from-earlier-run": set(),
+    "cancel-after-executing": {"cleanup-user-turn"},
+    "lost-completion-cleared-at-user-turn": {"cleanup-user-turn"},
+}
+
+
+@pytest.mark.parametrize(("name", "broken"), sorted(AI_SDK_EXPECTED.items()))
+def test_read_ui_message_stream_breaks_exactly_the_explained_rules(
+    installed, monkeypatch, name, broken
+):
+    monkeypatch.chdir(ROOT)
+    result = as_written(name, AI_SDK)
+    assert result.status == ("fail" if broken else "pass"), result.error or result.violations
+    assert set(result.rules_broken) == broken
+
+
 @pytest.mark.parametrize(
-    "script",
-    ["call-id-reused-across-runs", "result-delivered-twice", "snapshot-keeps-old-order"],
+    ("script", "shown"),
+    [
+        ("call-id-reused-across-runs", "BUG SHOWN"),
+        ("result-delivered-twice", "BUG SHOWN"),
+        ("snapshot-keeps-old-order", "BUG SHOWN"),
+        ("abort-leaves-running-parts", "BUG SHOWN"),
+        ("call-id-restarted-in-step", "QUIRK SHOWN"),
+    ],
 )
-def test_each_ag_ui_client_bug_is_reproduced_without_the_harness(installed, script):
+def test_each_consumer_bug_is_reproduced_without_the_harness(installed, script, shown):
     done = subprocess.run(
         ["node", f"reproductions/{script}.mjs"],
         cwd=installed,
@@ -82,4 +116,4 @@ def test_each_ag_ui_client_bug_is_reproduced_without_the_harness(installed, scri
         timeout=60,
     )
     assert done.returncode == 0, done.stdout[-800:] + done.stderr[-800:]
-    assert "BUG SHOWN" in done.stdout
+    assert shown in done.stdout

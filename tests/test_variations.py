@@ -190,12 +190,17 @@ def test_every_reference_passes_every_variation_case(reference):
     scenarios = [s for s in library() if s.layer == adapter.layer]
     cases = cases_to_run(scenarios, adapter)
     assert len(cases) > 4 * len(scenarios)
+    results = [replay(c, adapter) for c in cases]
+    # a consumer of a UI protocol skips, with the reason, the cases its protocol cannot carry
+    # (harness.codecs.session); any other adapter runs them all
+    carried = getattr(adapter.factory, "session_dialect", None) is not None
     failed = [
         f"{r.scenario.case_id}: {r.error or [(v.rule, v.event_index, v.message) for v in r.violations]}"
-        for r in map(lambda c: replay(c, adapter), cases)
-        if r.status != "pass"
+        for r in results
+        if r.status != "pass" and not (carried and r.status == "skip" and r.skip_reason)
     ]
     assert failed == []
+    assert sum(r.status == "pass" for r in results) > 2 * len(scenarios)
 
 
 def _shares_ids(scenario: SessionScenario) -> bool:

@@ -43,6 +43,7 @@ _REFERENCES: dict[str, tuple[str, ...]] = {
         "harness.adapters.session.reference:ReferenceSessionConsumer",
         # consumers of UI protocols (session dialects): named after the protocol
         "harness.adapters.session.ag_ui_reference:ReferenceAGUIConsumer",
+        "harness.adapters.session.ai_sdk_ui_reference:ReferenceAISDKUIConsumer",
     ),
     "history": (
         "harness.adapters.history.reference:ReferenceHistoryStore",
@@ -69,6 +70,7 @@ _MUTANT_MODULES: dict[str, tuple[str, ...]] = {
         "harness.adapters.session.collision_mutants",
         "harness.adapters.session.comparison_mutants",
         "harness.adapters.session.ag_ui_mutants",
+        "harness.adapters.session.ai_sdk_ui_mutants",
     ),
     "history": (
         "harness.adapters.history.mutants",

@@ -13,7 +13,7 @@ import threading
 import weakref
 
 from harness._errors import UsageError
-from harness.adapters.registry import AdapterInfo, declared
+from harness.adapters.registry import AdapterInfo
 from harness.codecs.session.base import SessionCodec
 from harness.codecs.session.registry import session_codec
 from harness.scenario import SessionScenario
@@ -22,21 +22,16 @@ _CASES: weakref.WeakKeyDictionary[SessionScenario, dict[str, SessionScenario | s
     weakref.WeakKeyDictionary()
 )
 _LOCK = threading.Lock()
-#: (adapter name, its factory) -> the session dialect it declares: asked once, as making an
-#: adapter to ask it may cost
-_DECLARED: dict[tuple[str, int], str | None] = {}
 
 
 def adapter_session_dialect(info: AdapterInfo) -> SessionCodec | None:
-    """The session codec of the dialect the adapter declares (``session_dialect``), or None
-    when it declares none (it is fed canonical events). An unknown dialect is a
-    ``UsageError``."""
-    key = (info.name, id(info.factory))
-    with _LOCK:
-        if key not in _DECLARED:
-            _DECLARED[key] = declared(info, "session_dialect")
-        name = _DECLARED[key]
-    return None if name is None else session_codec(name)
+    """The session codec of the dialect the adapter declares (``session_dialect``, on its class,
+    on its factory function, or in an exec: process's hello), or None when it declares none (it
+    is fed canonical events). An unknown dialect is a ``UsageError``."""
+    # asked of the factory, never of an adapter made for the asking: making one can take as
+    # long as the replay's time limit allows, and only the replay's watchdog may wait for it
+    name = getattr(info.factory, "session_dialect", None)
+    return session_codec(name) if isinstance(name, str) else None
 
 
 def dialect_case(scenario: SessionScenario, codec: SessionCodec) -> SessionScenario | str:

@@ -4,26 +4,17 @@ bodies served by an offline transport."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.adapters.registry import resolve_adapter
-from harness.replay import replay
-from harness.scenario import load_scenario
 from tests.libs.chat_body import body, call, offline_client
+from tests.libs.driving import replayed
 
 pytest.importorskip("agno", reason="agno is not installed (extra 'agno')")
 openai = pytest.importorskip("openai", reason="the openai SDK is not installed (extra 'agno')")
 
-DRIVER = Path(__file__).resolve().parents[2] / "scenarios" / "driver"
 ADAPTER = "harness.adapters.libs.agno:make_adapter"
-
-
-def replayed(name: str) -> tuple[str, set[str]]:
-    result = replay(load_scenario(DRIVER / f"{name}.yaml"), resolve_adapter(ADAPTER))
-    return result.status, {v.rule for v in result.violations}
 
 
 def tool_calls(data: bytes) -> list[dict[str, Any]]:
@@ -47,13 +38,13 @@ def summary(data: bytes) -> list[tuple[str, str, str]]:
 
 @pytest.mark.parametrize("name", ["parallel-calls", "text-before-tool-call", "name-every-chunk"])
 def test_streams_as_first_party_servers_send_them_pass(name: str) -> None:
-    assert replayed(name) == ("pass", set())
+    assert replayed(name, ADAPTER) == ("pass", set())
 
 
 def test_a_body_cut_mid_call_ends_the_turn_as_a_finished_one() -> None:
     """OpenAIChat drops the finish_reason: the end of a cut body is the end of the message, and
     the agent goes on with the cut call (cut-body-ends-the-turn)."""
-    assert replayed("cut-mid-arguments") == ("fail", {"error-surfaced"})
+    assert replayed("cut-mid-arguments", ADAPTER) == ("fail", {"error-surfaced"})
 
 
 @pytest.mark.parametrize("index", [0, None], ids=["at one index", "without an index"])

@@ -4,51 +4,27 @@ passes, and the bugs its explanations name show."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
-from typing import Any
-
 import pytest
 
 from harness.model.driver import TextOut, ToolCallOut, TurnEnd
 from harness.replay import replay
 from harness.scenario import load_scenario
 from tests.libs.chat_body import body, call
+from tests.libs.driving import DRIVER, driven_by_reads
 
 pytest.importorskip(
     "autogen_ext.models.openai", reason="autogen-ext is not installed (extra 'autogen')"
 )
 
 ADAPTER = "harness.adapters.libs.autogen_openai:make_adapter"
-DRIVER = Path(__file__).resolve().parents[2] / "scenarios" / "driver"
 
 # AutoGen warns of a result with neither text nor calls
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 
-def drive(data: bytes) -> list[tuple[Any, int]]:
-    """What the adapter yields, each with the reads made when it came out (one SSE event per
-    read)."""
-    from harness.adapters.libs.autogen_openai import make_adapter
-
-    reads = 0
-
-    async def counted() -> AsyncIterator[bytes]:
-        nonlocal reads
-        for event in data.split(b"\n\n")[:-1]:
-            reads += 1
-            yield event + b"\n\n"
-
-    async def run() -> list[tuple[Any, int]]:
-        return [(output, reads) async for output in make_adapter().drive(counted())]
-
-    return asyncio.run(run())
-
-
 def test_text_comes_out_at_its_read_and_the_calls_with_the_result() -> None:
     data = body({"content": "Reading."}, call(0, "call_1", "read", '{"f": 1}'))
-    assert drive(data) == [
+    assert driven_by_reads(ADAPTER, data) == [
         (TextOut("Reading."), 2),
         (ToolCallOut("call_1", "read", '{"f": 1}', True), 4),
         (TurnEnd("tool_use"), 4),
@@ -63,7 +39,9 @@ def test_a_clean_stream_passes(name: str) -> None:
 
 def test_an_id_repeated_on_every_delta_is_joined() -> None:
     data = body(call(0, "call_k1", "kv_get", '{"key": '), call(0, "call_k1", None, '"a"}'))
-    calls = [output for output, _ in drive(data) if isinstance(output, ToolCallOut)]
+    calls = [
+        output for output, _ in driven_by_reads(ADAPTER, data) if isinstance(output, ToolCallOut)
+    ]
     assert [c.id for c in calls] == ["call_k1call_k1"]
 
 

@@ -2,7 +2,8 @@
 every script reproduces an explanation: ``docs/reproductions/LIBRARY/ID.py`` for the explanation
 ``ID`` of ``LIBRARY`` (``harness.adapters.libs.explanations``). A script exits 0 when the library
 still does what its explanation says (and prints what it saw); it fails (with its assertion)
-once the library is fixed, and then the explanation and its script go.
+once the library is fixed, and then the explanation and its script go. The ``_*.py`` modules
+beside them are what the scripts share, not reproductions.
 
 The scripts of the libraries installed here run; the others are run by their matrix
 environments (noxfile.py)."""
@@ -24,8 +25,15 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / REPRODUCTIONS
 
 
+def shared(path: Path) -> bool:
+    """A name with a leading underscore is no reproduction: a module the scripts share (a
+    folder's ``_wire.py``, or one of ``docs/reproductions/_*.py`` that several folders share),
+    or Python's ``__pycache__``."""
+    return path.name.startswith("_")
+
+
 def scripts(library: str) -> set[str]:
-    return {path.stem for path in (FOLDER / library).glob("*.py")}
+    return {path.stem for path in (FOLDER / library).glob("*.py") if not shared(path)}
 
 
 def test_every_explanation_has_its_reproduction_and_every_reproduction_its_explanation() -> None:
@@ -33,7 +41,7 @@ def test_every_explanation_has_its_reproduction_and_every_reproduction_its_expla
     strays = sorted(
         path.relative_to(ROOT).as_posix()
         for path in FOLDER.iterdir()
-        if path.name not in known and path.name != "README.md"
+        if path.name not in known and path.name != "README.md" and not shared(path)
     )
     assert not strays, f"not a library's folder of reproductions: {strays}"
     missing, orphans = [], []

@@ -17,67 +17,31 @@ prints, with agno 3.1.10 and openai 3.57.0:
     first at index 1: [{'id': '<a uuid4>'}, {'id': 'tooluse_1', 'type': 'function', ...}]
 """
 
-import json
-
-try:
-    import httpx2 as httpx  # the openai SDK's HTTP library from 3.x on
-except ImportError:
-    import httpx
-from agno.models.base import MessageData
-from agno.models.message import Message
-from agno.models.openai import OpenAIChat
-from openai import DefaultHttpxClient
-
-
-def chunk(delta, finish=None):
-    choice = {"index": 0, "delta": delta, "finish_reason": finish}
-    data = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-    return f"data: {json.dumps({**data, 'choices': [choice]})}\n\n"
-
-
-def call(index, call_id, arguments):
-    function = {"name": "write_file", "arguments": arguments}
-    delta = {"id": call_id, "type": "function", "function": function}
-    if index is not None:
-        delta["index"] = index
-    return {"tool_calls": [delta]}
+from _wire import ROLE, assistant_message, body, call, summary
 
 
 def tool_calls(*deltas):
     """The calls of the assistant message agno builds from a body with these deltas."""
-    chunks = [chunk({"role": "assistant", "content": None}), *(chunk(d) for d in deltas)]
-    body = "".join([*chunks, chunk({}, finish="tool_calls"), "data: [DONE]\n\n"]).encode()
-
-    def answer(request):
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
-
-    http = DefaultHttpxClient(transport=httpx.MockTransport(answer))
-    params = {"http_client": http, "max_retries": 0}
-    model = OpenAIChat(id="gpt-4o", api_key="x", client_params=params)
-    prompt = [Message(role="user", content="go")]
-    message = Message(role="assistant")
-    for _ in model.process_response_stream(prompt, message, MessageData()):
-        pass
-    return message.tool_calls
+    return assistant_message(body(ROLE, *deltas, {})).tool_calls
 
 
-def summary(calls):
-    return [(c["id"], c["function"]["name"], c["function"]["arguments"]) for c in calls]
+def two_calls(index):
+    """Two whole calls, each with its own id, both at ``index`` (None: no index field)."""
+    return (
+        call(index, "call_1", "write_file", '{"path": "a.rs"}'),
+        call(index, "call_2", "write_file", '{"path": "b.rs"}'),
+    )
 
 
 merged = [("call_2", "write_file", '{"path": "a.rs"}{"path": "b.rs"}')]
-at_one_index = summary(
-    tool_calls(call(0, "call_1", '{"path": "a.rs"}'), call(0, "call_2", '{"path": "b.rs"}'))
-)
+at_one_index = summary(tool_calls(*two_calls(0)))
 print("at one index:", at_one_index)
 assert at_one_index == merged, at_one_index
-no_index = summary(
-    tool_calls(call(None, "call_1", '{"path": "a.rs"}'), call(None, "call_2", '{"path": "b.rs"}'))
-)
+no_index = summary(tool_calls(*two_calls(None)))
 print("without an index:", no_index)
 assert no_index == merged, no_index
 
-slot, real = tool_calls(call(1, "tooluse_1", '{"path": "a.rs"}'))
+slot, real = tool_calls(call(1, "tooluse_1", "write_file", '{"path": "a.rs"}'))
 print("first at index 1:", [slot, real])
 assert set(slot) == {"id"} and len(slot["id"]) == 36, slot  # only the uuid4 agno made up
 assert (real["id"], real["function"]["arguments"]) == ("tooluse_1", '{"path": "a.rs"}'), real

@@ -10,68 +10,17 @@ prints, with llama-index-llms-anthropic 0.12.3 (llama-index-core 0.14.25, anthro
     calls: [('toolu_1', 'write_file', {'path': 'src/main.rs'})]
 """
 
-import json
-
-import anthropic
-import httpx
-from llama_index.core.tools import FunctionTool
-from llama_index.llms.anthropic import Anthropic
-
-
-def event(kind, event_line=True, **data):
-    line = f"data: {json.dumps({'type': kind, **data})}\n\n"
-    return f"event: {kind}\n{line}" if event_line else line
-
-
-def responses_of(body):
-    """Every streamed response, and the calls of the last one (those FunctionAgent runs)."""
-
-    def answer(request):
-        headers = {"content-type": "text/event-stream"}
-        return httpx.Response(200, headers=headers, content=body.encode())
-
-    llm = Anthropic(model="claude-sonnet-4-5", api_key="offline", max_retries=0)
-    # the class takes no HTTP client: its SDK client is replaced by one over the body
-    http = httpx.Client(transport=httpx.MockTransport(answer))
-    llm._client = anthropic.Anthropic(api_key="offline", max_retries=0, http_client=http)
-    tool = FunctionTool.from_defaults(lambda path: path, name="write_file", description="Write.")
-    responses = list(llm.stream_chat_with_tools([tool], user_msg="go"))
-    if not responses:
-        return responses, []
-    calls = llm.get_tool_calls_from_response(responses[-1], error_on_no_tool_call=False)
-    return responses, [(c.tool_id, c.tool_name, c.tool_kwargs) for c in calls]
-
-
-MESSAGE = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [],
-    "stop_reason": None,
-    "stop_sequence": None,
-    "usage": {"input_tokens": 10, "output_tokens": 1},
-}
-TOOL_USE = {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}
-
+from _wire import START, end, fragment, responses_of, sse, stop, tool_start
 
 fragments = ['{"path": "src', '/main.rs", "c', '/main.rs", "c', 'ontent": "fn main() {}"}']
-body = (
-    event("message_start", message=MESSAGE)
-    + event("content_block_start", index=0, content_block=TOOL_USE)
-    + "".join(
-        event("content_block_delta", index=0, delta={"type": "input_json_delta", "partial_json": f})
-        for f in fragments  # the second one arrives twice
-    )
-    + event("content_block_stop", index=0)
-    + event(
-        "message_delta",
-        delta={"stop_reason": "tool_use", "stop_sequence": None},
-        usage={"output_tokens": 9},
-    )
-    + event("message_stop")
+BODY = sse(
+    START,
+    tool_start(0, "toolu_1", "write_file"),
+    *(fragment(0, f) for f in fragments),  # the second one arrives twice
+    stop(0),
+    *end("tool_use"),
 )
-responses, calls = responses_of(body)
+responses, calls = responses_of(BODY)
 print("joined input:", "".join(fragments))
 print("calls:", calls)
 assert calls == [("toolu_1", "write_file", {"path": "src/main.rs"})], calls

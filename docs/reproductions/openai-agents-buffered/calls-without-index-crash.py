@@ -13,54 +13,18 @@ prints, with openai-agents 0.24.0 and openai 3.57.0:
 """
 
 import asyncio
-import importlib
-import json
 
 import pydantic
-from agents import ModelSettings, ModelTracing, OpenAIChatCompletionsModel
-from openai import AsyncOpenAI, DefaultAsyncHttpxClient
-
-# the httpx flavour (httpx or httpx2) the SDK's client is built on
-httpx = importlib.import_module(
-    next(c.__module__ for c in DefaultAsyncHttpxClient.__mro__ if c.__module__.startswith("httpx"))
-)
-
-
-def chunk(delta, finish=None):
-    data = {
-        "id": "chatcmpl-1",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return f"data: {json.dumps(data)}\n\n"
-
+from _wire import ROLE, body, call, stream_response
 
 # one whole call with an id and a name, and no index field
-call = {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
-body = "".join(
-    [
-        chunk({"role": "assistant", "content": None}),
-        chunk({"tool_calls": [call]}),
-        chunk({}, finish="tool_calls"),
-        "data: [DONE]\n\n",
-    ]
-).encode()
-
-
-def answer(request):
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+BODY = body(ROLE, call(None, "call_1", "read", "{}"), {})
 
 
 async def main():
-    http = DefaultAsyncHttpxClient(transport=httpx.MockTransport(answer))
-    client = AsyncOpenAI(api_key="offline", max_retries=0, http_client=http)
-    model = OpenAIChatCompletionsModel("gpt-4o", client, buffer_streamed_tool_calls=True)
-    stream = model.stream_response(None, "go", ModelSettings(), [], None, [], ModelTracing.DISABLED)
     seen = []
     try:
-        async for event in stream:
+        async for event in stream_response(BODY, buffered=True):
             seen.append(event.type)
     except pydantic.ValidationError as exc:
         print("events before the error:", seen)

@@ -6,8 +6,6 @@ user of the stream's events gets and what get_final_completion() (this library's
 runs docs/reproductions/openai-chat/crash-on-first-index-one.py, and prints and asserts what it does.
 """
 
-import runpy
-from pathlib import Path
+from _wire import run_openai_chat_script
 
-here = Path(__file__)
-runpy.run_path(str(here.parents[1] / "openai-chat" / here.name), run_name="__main__")
+run_openai_chat_script(__file__)

@@ -14,11 +14,10 @@ prints, with openai 3.54.0:
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Any
 
-import openai
+from _wire import offline_client
 
 
 def event(kind: str, number: int, **fields: Any) -> str:
@@ -56,20 +55,6 @@ BODY = (
         arguments=ARGUMENTS,
     )
 )  # cut here: the item's output_item.done and the response's completed never come
-
-
-def offline_client(data: bytes) -> openai.OpenAI:
-    """A client whose every request is answered with the body (httpx, or httpx2 in recent SDK
-    releases: whichever the SDK's own client is built on)."""
-    base = next(c for c in openai.DefaultHttpxClient.__mro__ if c.__module__.startswith("httpx"))
-    httpx = importlib.import_module(base.__module__.partition(".")[0])
-    transport = httpx.MockTransport(
-        lambda request: httpx.Response(
-            200, headers={"content-type": "text/event-stream"}, content=data
-        )
-    )
-    http = openai.DefaultHttpxClient(transport=transport)
-    return openai.OpenAI(api_key="offline", max_retries=0, http_client=http)
 
 
 if __name__ == "__main__":

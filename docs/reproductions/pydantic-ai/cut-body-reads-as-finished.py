@@ -10,62 +10,20 @@ prints, with pydantic-ai 2.68.0 and openai 3.54.0:
     finish_reason: stop
 """
 
-import asyncio
-import json
+from _wire import body, call, ended_parts
 
-import httpx
-from openai import AsyncOpenAI
-from pydantic_ai import ModelRequest
-from pydantic_ai.direct import model_request_stream
-from pydantic_ai.messages import PartEndEvent
-from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.providers.openai import OpenAIProvider
-
-
-def chunk(delta):
-    data = {
-        "id": "chatcmpl-1",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
-    }
-    return f"data: {json.dumps(data)}\n\n"
-
-
-def arguments(text):
-    return {"tool_calls": [{"index": 0, "function": {"arguments": text}}]}
-
-
-header = {"index": 0, "id": "call_1", "type": "function"}
-body = "".join(
-    [
-        chunk({"role": "assistant", "content": ""}),
-        chunk({"tool_calls": [{**header, "function": {"name": "write_file", "arguments": ""}}]}),
-        chunk(arguments('{"path": "notes/todo.md", ')),
-        chunk(arguments('"content": "- re')),
-    ]
+BODY = body(
+    {"role": "assistant", "content": ""},
+    call(0, "call_1", "write_file", ""),
+    call(0, None, None, '{"path": "notes/todo.md", '),
+    call(0, None, None, '"content": "- re'),
+    finish=None,
+    done=False,
 )  # the connection closes here: no finish_reason, no [DONE]
 
-
-def handler(request):
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
-
-
-async def main():
-    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    client = AsyncOpenAI(api_key="x", max_retries=0, http_client=http)
-    model = OpenAIChatModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
-    ended = []
-    async with model_request_stream(model, [ModelRequest.user_text_prompt("go")]) as stream:
-        async for event in stream:
-            if isinstance(event, PartEndEvent):
-                print("PartEndEvent:", event.part)
-                ended.append(event.part)
-        response = stream.get()
-    print("finish_reason:", response.finish_reason)
-    assert [part.args for part in ended] == ['{"path": "notes/todo.md", "content": "- re']
-    assert response.finish_reason == "stop", "the cut body no longer reads as finished"
-
-
-asyncio.run(main())
+ended, response = ended_parts(BODY)
+for part in ended:
+    print("PartEndEvent:", part)
+print("finish_reason:", response.finish_reason)
+assert [part.args for part in ended] == ['{"path": "notes/todo.md", "content": "- re']
+assert response.finish_reason == "stop", "the cut body no longer reads as finished"

@@ -12,46 +12,16 @@ prints, with smolagents 1.26.0 and openai 3.57.0:
     calls: [('call_2', 'write_file', '{"path": "a.rs"}{"path": "b.rs"}')]
 """
 
-import json
+from _wire import ROLE, body, call, calls, generate_stream
+from smolagents.models import agglomerate_stream_deltas
 
-try:
-    import httpx2 as httpx  # the openai SDK's HTTP library from 3.x on
-except ImportError:
-    import httpx
-from openai import DefaultHttpxClient
-from smolagents.models import ChatMessage, MessageRole, OpenAIModel, agglomerate_stream_deltas
-
-
-def chunk(delta, finish=None):
-    choice = {"index": 0, "delta": delta, "finish_reason": finish}
-    data = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-    return f"data: {json.dumps({**data, 'choices': [choice]})}\n\n"
-
-
-def call(call_id, arguments):
-    function = {"name": "write_file", "arguments": arguments}
-    return {"tool_calls": [{"index": 0, "id": call_id, "type": "function", "function": function}]}
-
-
-body = "".join(
-    [
-        chunk({"role": "assistant", "content": None}),
-        chunk(call("call_1", '{"path": "a.rs"}')),
-        chunk(call("call_2", '{"path": "b.rs"}')),  # a second call, at the same index
-        chunk({}, finish="tool_calls"),
-        "data: [DONE]\n\n",
-    ]
+BODY = body(
+    ROLE,
+    call(0, "call_1", "write_file", '{"path": "a.rs"}'),
+    call(0, "call_2", "write_file", '{"path": "b.rs"}'),  # a second call, at the same index
+    {},
 )
 
-
-def answer(request):
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
-
-
-http = DefaultHttpxClient(transport=httpx.MockTransport(answer))
-model = OpenAIModel("gpt-4o", api_key="x", client_kwargs={"http_client": http, "max_retries": 0})
-prompt = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
-message = agglomerate_stream_deltas(list(model.generate_stream([prompt])))
-calls = [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls]
-print("calls:", calls)
-assert calls == [("call_2", "write_file", '{"path": "a.rs"}{"path": "b.rs"}')], calls
+merged = calls(agglomerate_stream_deltas(list(generate_stream(BODY))))
+print("calls:", merged)
+assert merged == [("call_2", "write_file", '{"path": "a.rs"}{"path": "b.rs"}')], merged

@@ -16,19 +16,7 @@ prints, with smolagents 1.26.0 and openai 3.57.0:
 
 import json
 
-try:
-    import httpx2 as httpx  # the openai SDK's HTTP library from 3.x on
-except ImportError:
-    import httpx
-from openai import DefaultHttpxClient
-from smolagents.models import ChatMessage, MessageRole, OpenAIModel
-
-
-def chunk(delta, finish=None):
-    choice = {"index": 0, "delta": delta, "finish_reason": finish}
-    data = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-    return f"data: {json.dumps({**data, 'choices': [choice]})}\n\n"
-
+from _wire import body, generate_stream
 
 safe = {"filtered": False, "severity": "safe"}
 content_filter = {
@@ -45,26 +33,15 @@ content_filter = {
     "model": "",
     "object": "",
 }
-body = "".join(
-    [
-        chunk({"role": "assistant", "content": "Paris is sunny."}),
-        chunk({}, finish="stop"),
-        f"data: {json.dumps(content_filter)}\n\n",  # Azure's trailing chunk: no delta
-        "data: [DONE]\n\n",
-    ]
+BODY = (
+    body({"role": "assistant", "content": "Paris is sunny."}, {}, finish="stop", done=False)
+    + f"data: {json.dumps(content_filter)}\n\n"  # Azure's trailing chunk: no delta
+    + "data: [DONE]\n\n"
 )
 
-
-def answer(request):
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
-
-
-http = DefaultHttpxClient(transport=httpx.MockTransport(answer))
-model = OpenAIModel("gpt-4o", api_key="x", client_kwargs={"http_client": http, "max_retries": 0})
-prompt = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
 seen = []
 try:
-    for delta in model.generate_stream([prompt]):
+    for delta in generate_stream(BODY):
         seen.append(delta.content)
 except ValueError as exc:
     print("deltas before the raise:", seen)

@@ -14,43 +14,13 @@ prints, with smolagents 1.26.0 and openai 3.57.0:
     agglomerate_stream_deltas raised ValueError: Tool call index is not provided in tool delta: ...
 """
 
-import json
-
-try:
-    import httpx2 as httpx  # the openai SDK's HTTP library from 3.x on
-except ImportError:
-    import httpx
-from openai import DefaultHttpxClient
-from smolagents.models import ChatMessage, MessageRole, OpenAIModel, agglomerate_stream_deltas
-
-
-def chunk(delta, finish=None):
-    choice = {"index": 0, "delta": delta, "finish_reason": finish}
-    data = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-    return f"data: {json.dumps({**data, 'choices': [choice]})}\n\n"
-
+from _wire import ROLE, body, call, generate_stream
+from smolagents.models import agglomerate_stream_deltas
 
 # one call, whole in one delta, as Gemini sends it: no "index"
-function = {"name": "get_weather", "arguments": '{"city": "Lisbon"}'}
-call = {"id": "function-call-1", "type": "function", "function": function}
-body = "".join(
-    [
-        chunk({"role": "assistant", "content": None}),
-        chunk({"tool_calls": [call]}),
-        chunk({}, finish="tool_calls"),
-        "data: [DONE]\n\n",
-    ]
-)
+BODY = body(ROLE, call(None, "function-call-1", "get_weather", '{"city": "Lisbon"}'), {})
 
-
-def answer(request):
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
-
-
-http = DefaultHttpxClient(transport=httpx.MockTransport(answer))
-model = OpenAIModel("gpt-4o", api_key="x", client_kwargs={"http_client": http, "max_retries": 0})
-prompt = ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "go"}])
-deltas = list(model.generate_stream([prompt]))
+deltas = list(generate_stream(BODY))
 print("the stream was read:", len(deltas), "deltas")
 try:
     agglomerate_stream_deltas(deltas)

@@ -14,66 +14,20 @@ Run: python docs/reproductions/strands-anthropic/unparsable-input-becomes-empty.
     tool use: {'toolUseId': 'toolu_tk', 'name': 'get_ticket', 'input': {}}
 """
 
-import asyncio
-import json
-import logging
+from _wire import START, end, fragment, sse, stop, streamed_over, tool_start, tool_uses
 
-import anthropic
-import httpx
-from strands.event_loop.streaming import stream_messages
-from strands.models.anthropic import AnthropicModel
+BODY = sse(
+    START,
+    tool_start(0, "toolu_tk", "get_ticket"),
+    fragment(0, '{"ticket_id": 42, '),
+    fragment(0, '"fields": ["title", "status"]'),
+    stop(0),
+    *end("tool_use"),
+)
 
-logging.disable(logging.WARNING)  # the warning is all Strands says; the result is what counts
-
-
-def event(data: dict) -> str:
-    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n"
-
-
-def fragment(text: str) -> str:
-    delta = {"type": "input_json_delta", "partial_json": text}
-    return event({"type": "content_block_delta", "index": 0, "delta": delta})
-
-
-MESSAGE = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "content": []}
-USAGE = {"input_tokens": 1, "output_tokens": 1}
-TOOL_USE = {"type": "tool_use", "id": "toolu_tk", "name": "get_ticket", "input": {}}
-BODY = (
-    event({"type": "message_start", "message": {**MESSAGE, "usage": USAGE}})
-    + event({"type": "content_block_start", "index": 0, "content_block": TOOL_USE})
-    + fragment('{"ticket_id": 42, ')
-    + fragment('"fields": ["title", "status"]')
-    + event({"type": "content_block_stop", "index": 0})
-    + event(
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-            "usage": {"output_tokens": 9},
-        }
-    )
-    + event({"type": "message_stop"})
-).encode()
-
-
-async def main() -> None:
-    def answer(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=BODY)
-
-    http = anthropic.DefaultAsyncHttpxClient(transport=httpx.MockTransport(answer))
-    model = AnthropicModel(
-        client_args={"api_key": "offline", "max_retries": 0, "http_client": http},
-        model_id="claude-sonnet-4-5",
-        max_tokens=1024,
-    )
-    messages = [{"role": "user", "content": [{"text": "go"}]}]
-    async for streamed in stream_messages(model, None, messages, []):
-        if "stop" in streamed:
-            stop_reason, message, _, _ = streamed["stop"]
-    (use,) = [block["toolUse"] for block in message["content"] if "toolUse" in block]
-    print("stop reason:", stop_reason)
-    print("tool use:", use)
-    assert stop_reason == "tool_use"
-    assert use["input"] == {}
-
-
-asyncio.run(main())
+_, stop_reason, message = streamed_over(BODY)
+(use,) = tool_uses(message)
+print("stop reason:", stop_reason)
+print("tool use:", use)
+assert stop_reason == "tool_use"
+assert use["input"] == {}

@@ -13,52 +13,14 @@ Run: python docs/reproductions/strands-openai/unparsable-input-becomes-empty.py
     tool use: {'toolUseId': 'call_tk', 'name': 'get_ticket', 'input': {}}
 """
 
-import asyncio
-import json
-import logging
+from _wire import ROLE, body, call, streamed_over, tool_uses
 
-import httpx
-import openai
-from strands.event_loop.streaming import stream_messages
-from strands.models.openai import OpenAIModel
-
-logging.disable(logging.WARNING)  # the warning is all Strands says; the result is what counts
-
-
-def chunk(delta: dict, finish: str | None = None) -> str:
-    choice = {"index": 0, "delta": delta, "finish_reason": finish}
-    data = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-    return f"data: {json.dumps({**data, 'choices': [choice]})}\n\n"
-
-
-CALL = {"index": 0, "id": "call_tk", "type": "function"}
 ARGUMENTS = '{"ticket_id": 42, "fields": ["title", "status"]'
-BODY = (
-    chunk({"role": "assistant", "content": None})
-    + chunk({"tool_calls": [{**CALL, "function": {"name": "get_ticket", "arguments": ARGUMENTS}}]})
-    + chunk({}, finish="tool_calls")
-    + "data: [DONE]\n\n"
-).encode()
+BODY = body(ROLE, call(0, "call_tk", "get_ticket", ARGUMENTS), {})
 
-
-async def main() -> None:
-    def answer(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=BODY)
-
-    http = openai.DefaultAsyncHttpxClient(transport=httpx.MockTransport(answer))
-    model = OpenAIModel(
-        client_args={"api_key": "offline", "max_retries": 0, "http_client": http},
-        model_id="gpt-4o",
-    )
-    messages = [{"role": "user", "content": [{"text": "go"}]}]
-    async for event in stream_messages(model, None, messages, []):
-        if "stop" in event:
-            stop_reason, message, _, _ = event["stop"]
-    (use,) = [block["toolUse"] for block in message["content"] if "toolUse" in block]
-    print("stop reason:", stop_reason)
-    print("tool use:", use)
-    assert stop_reason == "tool_use"
-    assert use["input"] == {}
-
-
-asyncio.run(main())
+_, stop_reason, message = streamed_over(BODY)
+(use,) = tool_uses(message)
+print("stop reason:", stop_reason)
+print("tool use:", use)
+assert stop_reason == "tool_use"
+assert use["input"] == {}

@@ -67,11 +67,14 @@ class AGUIResultAppendedAgain(ReferenceAGUIConsumer):
 )
 class AGUIParentMessageIgnored(ReferenceAGUIConsumer):
     def host_for(self, event: dict[str, Any]) -> dict[str, Any]:
-        for message in reversed(self.messages):
-            if message.get("role") == "assistant" and message.get("subagentRunId") == event.get(
-                "subagentRunId"
-            ):
-                return dict(message)
+        agent = event.get("subagentRunId")
+        latest: list[dict[str, Any]] = [
+            m
+            for m in self.messages
+            if m.get("role") == "assistant" and m.get("subagentRunId") == agent
+        ]
+        if latest:
+            return latest[-1]
         return self.new_message(event, "assistant", event["toolCallId"], text=False)
 
 

@@ -12,6 +12,7 @@ from harness.codecs.session.base import SessionCodec
 #: module and class of each bundled session codec, in the order ``session_codecs()`` lists them
 BUNDLED_SESSION_CODECS: tuple[tuple[str, str], ...] = (
     ("harness.codecs.session.ag_ui", "AGUISessionCodec"),
+    ("harness.codecs.session.ai_sdk_ui", "AISDKUISessionCodec"),
 )
 
 _bundled: dict[str, SessionCodec] | None = None

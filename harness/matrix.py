@@ -308,8 +308,8 @@ listed apart, under "Behind gateways and proxies".
 Agent runs that send a second request after running their tools (pydantic-ai's
 `Agent.run_stream`, the OpenAI Agents SDK's `Runner.run_streamed`) are not in this table: one
 response per case cannot carry them. They are judged over HTTP, unmodified, by `harness loop`
-against the loop scenarios (README, "Judge an unmodified agent"); their results are not in this
-document yet.
+against the loop scenarios (README, "Judge an unmodified agent"); their results are the last
+section of this document, "Agent frameworks' loops against the loop scenarios".
 """
 
 

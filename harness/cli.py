@@ -849,7 +849,7 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="F",
-        help="stall:N:SECONDS, cut:N, drop:N or split:N, chunks counted from 1 (repeatable)",
+        help="stall:N:SECONDS, cut:N, end:N, drop:N or split:N, chunks counted from 1 (repeatable)",
     )
     parser.add_argument(
         "--header",

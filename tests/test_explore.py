@@ -110,6 +110,17 @@ RARELY_DRAWN = {
             "openai-fragment-to-last-call",
         )
     },
+    # consumers of a UI protocol: exploration draws canonical traces, and the shapes these bugs
+    # need (a sub-agent reusing an id from an earlier run, a result delivered twice, a resume's
+    # snapshot) are rare among the draws the protocol can carry
+    **{
+        info.name: (
+            "a UI protocol's consumer: the generated traces its protocol carries meet the "
+            "shape its bug needs in some runs only"
+        )
+        for info in BUNDLED.values()
+        if info.kind == "mutant" and getattr(info.factory, "session_dialect", None) is not None
+    },
 }
 
 

@@ -110,15 +110,13 @@ _CYCLES = "loop-two-tool-cycles"
 _PARALLEL = "loop-parallel-calls"
 _DELEGATION = "loop-subagent-delegation"
 _MAX_TOKENS = "loop-max-tokens-cut-call"
-_CUT_BODY = "loop-body-cut-mid-call"
+_BODY_ENDS_EARLY = "loop-body-ends-mid-call"
 
-#: what every explanation of loop-body-cut-mid-call says of the stand-in
-_CUT_BODY_SERVED = """The scenario says the connection drops after chunk 10; the stand-in
-    sends the first 10 chunks and then ends the body properly (the terminating chunk of a chunked
-    body), so the SDK sees a stream that simply ends before its last event, as a proxy that lost
-    its upstream may end one, and raises nothing. With the connection really dropped (the
-    stand-in's cut:10 restored by hand) the SDK raises and the framework ends with the error:
-    the run passes."""
+#: what every explanation of loop-body-ends-mid-call says of the body
+_BODY_ENDS = """The body ends properly as HTTP goes (its terminating chunk is sent), as a
+    gateway or proxy that lost its upstream may end it, so the SDK raises nothing; only the
+    missing end event tells that the turn never ended. With the connection dropped instead
+    (loop-body-cut-mid-call) the SDK raises and the run passes."""
 
 explain_loop(
     "pydantic-ai-run-stream",
@@ -136,14 +134,14 @@ explain_loop(
 )
 explain_loop(
     "pydantic-ai-run-stream",
-    "cut-body-taken-for-the-answer",
+    "ended-body-taken-for-the-answer",
     f"""Agent.run_stream takes the text that came first, "Writing both files.", for the final
     output, and the body then ends before its finish_reason (Responses: before
     response.completed; Anthropic: before message_stop): the program gets that half sentence
-    as the answer and exits 0, the calls never run. {_CUT_BODY_SERVED}""",
-    scenarios=[_CUT_BODY],
+    as the answer and exits 0, the calls never run, and nothing tells the user the response
+    broke off. {_BODY_ENDS}""",
+    scenarios=[_BODY_ENDS_EARLY],
     rules=["loop-program-exit"],
-    verdict="harness",
 )
 explain_loop(
     "pydantic-ai-run-stream-events",
@@ -152,28 +150,26 @@ explain_loop(
     stop_reason 'max_tokens', status 'incomplete'): it keeps the call the limit cut off as a
     call of the turn. It does not run it, as its arguments do not parse, but sends it back, its
     arguments wrapped as {"INVALID_JSON": "..."}, with its retry prompt for the result (the
-    JSON error, "Invalid JSON: EOF while parsing a string"; is_error in Anthropic's shape), so the model is asked to mend JSON it never finished
-    rather than told it ran out of tokens; the complete call before it runs and its result goes
-    back as it should. The rule forbids a cut call in any request; answering it with an error
-    and going on is what other loops do on purpose (earendil-works/pi#6285 answers every call
-    of a length-cut message with an error result), so whether the rule should allow it is the
-    harness's question.""",
+    JSON error, "Invalid JSON: EOF while parsing a string"; is_error in Anthropic's shape), so
+    the model is asked to mend JSON it never finished rather than told it ran out of tokens;
+    the complete call before it runs and its result goes back as it should. Other loops answer
+    a cut call with an error on purpose too (earendil-works/pi#6285); the rule does not allow
+    it, and says why: the arguments are the limit's, not the model's, and the documented
+    answers to a cut are a larger limit or a continued response.""",
     scenarios=[_MAX_TOKENS],
     rules=["loop-no-incomplete-call"],
-    verdict="harness",
 )
 explain_loop(
     "pydantic-ai-run-stream-events",
-    "cut-body-acted-on",
+    "ended-body-acted-on",
     f"""A body that ends before its finish_reason (Responses: before response.completed;
     Anthropic: before message_stop) is a whole turn to pydantic-ai: it acts on the calls it
     holds, the last of them cut. The Anthropic call cut before any of its input came is run
     with {{}} for its arguments and its result sent back; a cut whose JSON does not parse is
     sent back with a retry prompt. The user is never told the response broke off.
-    {_CUT_BODY_SERVED}""",
-    scenarios=[_CUT_BODY],
+    {_BODY_ENDS}""",
+    scenarios=[_BODY_ENDS_EARLY],
     rules=["loop-no-incomplete-call"],
-    verdict="harness",
 )
 explain_loop(
     "openai-agents",
@@ -191,68 +187,36 @@ explain_loop(
 )
 explain_loop(
     "openai-agents",
-    "cut-body-completes-behind-a-gateway",
+    "ended-body-completes-behind-a-gateway",
     f"""The SDK requires a finish_reason only from OpenAI's own endpoint
     (require_finish_reason=ChatCmplHelpers.is_openai(client)); with any other base URL (a
     gateway, a proxy, this stand-in) a Chat Completions body that ends before its finish_reason
     completes the response, and the Runner runs the cut call with its cut arguments and sends
-    it back. {_CUT_BODY_SERVED}""",
-    scenarios=[_CUT_BODY],
+    it back. {_BODY_ENDS}""",
+    scenarios=[_BODY_ENDS_EARLY],
     dialects=["openai-chat"],
     rules=["loop-no-incomplete-call"],
-    verdict="harness",
-)
-explain_loop(
-    "openai-agents",
-    "max-tokens-raises",
-    """On a response that ends incomplete for max_output_tokens the Runner raises
-    ModelBehaviorError ("Responses stream ended with terminal event response.incomplete"): no
-    tool runs, not even the complete call, nothing is sent back, and the user gets the
-    exception (the program exits 1). That is a reasonable way to end a loop the limit cut short
-    (OpenRouterTeam/typescript-agent#125 and mastra-ai/mastra#15718 end it on purpose); the rules
-    want the complete call's result sent (loop-request-count) and a non-zero exit only after a
-    stream that failed (loop-program-exit), so the rules are in question.""",
-    scenarios=[_MAX_TOKENS],
-    dialects=["openai-responses"],
-    rules=["loop-program-exit", "loop-request-count"],
-    verdict="harness",
 )
 explain_loop(
     "strands",
-    "max-tokens-raises",
-    """On max_tokens the event loop replaces the turn's tool uses with text saying they were
-    incomplete, keeps that message in the history and raises MaxTokensReachedException ("You
-    can continue by calling the agent again", as Strands documents it): no tool runs, not even
-    the complete call, nothing is sent back, and the user gets the exception (the program exits
-    1). That is a reasonable way to end a loop the limit cut short; the rules want the complete
-    call's result sent (loop-request-count) and a non-zero exit only after a stream that failed
-    (loop-program-exit), so the rules are in question.""",
-    scenarios=[_MAX_TOKENS],
-    rules=["loop-program-exit", "loop-request-count"],
-    verdict="harness",
-)
-explain_loop(
-    "strands",
-    "cut-body-acted-on",
+    "ended-body-acted-on",
     f"""Strands' OpenAI model parses the cut call's arguments, fails, and uses {{}} instead
     with only a logged warning ("failed to parse tool input json, defaulting to empty dict");
     the stream's missing finish_reason becomes end_turn, overridden to tool_use as the message
     holds calls, so write_file runs with no arguments and its result goes back.
-    {_CUT_BODY_SERVED}""",
-    scenarios=[_CUT_BODY],
+    {_BODY_ENDS}""",
+    scenarios=[_BODY_ENDS_EARLY],
     dialects=["openai-chat"],
     rules=["loop-no-incomplete-call"],
-    verdict="harness",
 )
 explain_loop(
     "strands",
-    "cut-body-taken-for-the-answer",
+    "ended-body-taken-for-the-answer",
     f"""An Anthropic stream that ends before its message_stop is a message that ended with
     end_turn to Strands: the text so far, "Writing both files.", is the answer, the program
     exits 0, and the calls are never run; nothing tells the user the response broke off.
-    {_CUT_BODY_SERVED}""",
-    scenarios=[_CUT_BODY],
+    {_BODY_ENDS}""",
+    scenarios=[_BODY_ENDS_EARLY],
     dialects=["anthropic"],
     rules=["loop-program-exit"],
-    verdict="harness",
 )

@@ -419,6 +419,7 @@ def test_an_explained_loop_failure_is_drawn_with_its_verdict_and_evidence(
             "id": "never-asks",
             "verdict": "harness",
             "explanation": "It never sends a request.",
+            "reproduction": "docs/reproductions/fake/never-asks.py",
             "runs": ["loop-two-tool-cycles[anthropic]"],
         }
     ]
@@ -433,7 +434,8 @@ def test_an_explained_loop_failure_is_drawn_with_its_verdict_and_evidence(
     assert "| loop-two-tool-cycles | **fail** (`loop-request-count`) |" in markdown
     assert (
         "- **never-asks** (the harness's question; `loop-two-tool-cycles[anthropic]`): "
-        "It never sends a request." in markdown
+        "It never sends a request. Reproduced by [docs/reproductions/fake/never-asks.py]"
+        "(../docs/reproductions/fake/never-asks.py)." in markdown
     )
     assert "python -m harness loop harness-library/loop/two-tool-cycles.yaml" in markdown
     assert "`loop-request-count`, response 1: the program sent no request" in markdown

@@ -122,6 +122,7 @@ class FrameworkRun:
                 "id": e.id,
                 "verdict": e.verdict,
                 "explanation": e.text,
+                "reproduction": e.reproduction.as_posix(),
                 "runs": [r.scenario.case_id for r in self.failed() if self.explanation(r) == e],
             }
             for e in loop_explanations(loop.name)
@@ -305,10 +306,12 @@ def _loop_section(entry: Mapping[str, Any]) -> list[str]:
     by_case = {f"{r['scenario']}[{r['dialect']}]": r for r in _runs(entry)}
     for bug in _bugs(entry):
         runs = [str(c) for c in bug["runs"]]
+        script = bug.get("reproduction")  # a part written before the loops had scripts has none
+        reproduced = f" Reproduced by [{script}](../{script})." if script else ""
         lines += [
             "",
             f"- **{bug['id']}** ({_VERDICT_WORDS[str(bug['verdict'])]}; "
-            f"{', '.join(f'`{c}`' for c in runs)}): {bug['explanation']}",
+            f"{', '.join(f'`{c}`' for c in runs)}): {bug['explanation']}{reproduced}",
         ]
         lines += _evidence([by_case[c] for c in runs])
     unexplained = [str(c) for c in entry.get("unexplained", ())]

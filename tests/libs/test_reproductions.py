@@ -1,11 +1,16 @@
 """Every explanation in the matrix is reproduced without the harness, by its own script, and
 every script reproduces an explanation: ``docs/reproductions/LIBRARY/ID.py`` for the explanation
-``ID`` of ``LIBRARY`` (``harness.adapters.libs.explanations``). A script exits 0 when the library
-still does what its explanation says (and prints what it saw); it fails (with its assertion)
-once the library is fixed, and then the explanation and its script go. The ``_*.py`` modules
+``ID`` of ``LIBRARY`` (``harness.adapters.libs.explanations``), ``docs/reproductions/LOOP/ID.py``
+for the explanation ``ID`` of the framework loop ``LOOP``
+(``harness.adapters.loop.frameworks.explanations``). A script exits 0 when the library (the
+framework) still does what its explanation says (and prints what it saw); it fails (with its
+assertion) once it is fixed, and then the explanation and its script go. The ``_*.py`` modules
 beside them are what the scripts share, not reproductions.
 
-The scripts of the libraries installed here run; the others are run by their matrix
+A library and a loop may share a name, and so a folder (``openai-agents``): the folder's scripts
+are then the explanations of both, which never share an id.
+
+The scripts of the libraries and loops installed here run; the others are run by their matrix
 environments (noxfile.py)."""
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import pytest
 
 from harness.adapters.libs import Library, libraries
 from harness.adapters.libs.explanations import REPRODUCTIONS, Explanation, explanations
+from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS, FrameworkLoop
+from harness.adapters.loop.frameworks.explanations import LoopExplanation, loop_explanations
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / REPRODUCTIONS
@@ -36,17 +43,26 @@ def scripts(library: str) -> set[str]:
     return {path.stem for path in (FOLDER / library).glob("*.py") if not shared(path)}
 
 
+def explained(name: str) -> set[str]:
+    """The ids of the explanations whose scripts are in the folder ``name``: the library's of
+    that name and the framework loop's."""
+    library = {e.id for e in explanations(name)}
+    loop = {e.id for e in loop_explanations(name)}
+    assert not library & loop, f"{name}: the library and the loop both explain {library & loop}"
+    return library | loop
+
+
 def test_every_explanation_has_its_reproduction_and_every_reproduction_its_explanation() -> None:
-    known = {library.name for library in libraries()}
+    known = {library.name for library in libraries()} | {loop.name for loop in FRAMEWORK_LOOPS}
     strays = sorted(
         path.relative_to(ROOT).as_posix()
         for path in FOLDER.iterdir()
         if path.name not in known and path.name != "README.md" and not shared(path)
     )
-    assert not strays, f"not a library's folder of reproductions: {strays}"
+    assert not strays, f"not a library's or a framework loop's folder of reproductions: {strays}"
     missing, orphans = [], []
     for name in sorted(known):
-        ids = {e.id for e in explanations(name)}
+        ids = explained(name)
         missing += [f"{name}/{i}.py" for i in sorted(ids - scripts(name))]
         orphans += [f"{name}/{s}.py" for s in sorted(scripts(name) - ids)]
     assert not missing, f"explanations without their script in {REPRODUCTIONS}: {missing}"
@@ -82,12 +98,9 @@ def _cases() -> list[Any]:
     return cases
 
 
-@pytest.mark.matrix
-@pytest.mark.parametrize(("library", "explanation"), _cases())
-def test_the_reproduction_shows_the_bug(library: Library, explanation: Explanation) -> None:
-    script = ROOT / explanation.reproduction
-    assert script.is_file(), f"{explanation.reproduction} is missing"
-    done = subprocess.run(
+def _run(script: Path) -> subprocess.CompletedProcess[str]:
+    """The script run by this environment's Python, as its docstring says to run it."""
+    return subprocess.run(
         [sys.executable, str(script)],
         cwd=ROOT,
         capture_output=True,
@@ -95,7 +108,51 @@ def test_the_reproduction_shows_the_bug(library: Library, explanation: Explanati
         timeout=300,  # for a hang, not for speed
         check=False,
     )
+
+
+@pytest.mark.matrix
+@pytest.mark.parametrize(("library", "explanation"), _cases())
+def test_the_reproduction_shows_the_bug(library: Library, explanation: Explanation) -> None:
+    script = ROOT / explanation.reproduction
+    assert script.is_file(), f"{explanation.reproduction} is missing"
+    done = _run(script)
     assert done.returncode == 0, (
         f"{explanation.reproduction} no longer reproduces what the matrix says of "
         f"{library.name} ({explanation.id}):\n{done.stdout}\n{done.stderr}"
+    )
+
+
+def _loop_skip(loop: FrameworkLoop) -> str | None:
+    if EXTRA is not None and loop.extra != EXTRA:
+        return f"the {loop.name} loop is pinned by the extra {loop.extra}, this is {EXTRA}'s"
+    return None if loop.version() is not None else f"the {loop.name} loop is not installed here"
+
+
+def _loop_cases() -> list[Any]:
+    cases: list[Any] = []
+    for loop in FRAMEWORK_LOOPS:
+        skip = _loop_skip(loop)
+        for explanation in loop_explanations(loop.name):
+            cases.append(
+                pytest.param(
+                    loop,
+                    explanation,
+                    id=f"{loop.name}/{explanation.id}",
+                    marks=pytest.mark.skipif(skip is not None, reason=skip or ""),
+                )
+            )
+    return cases
+
+
+@pytest.mark.matrix
+@pytest.mark.parametrize(("loop", "explanation"), _loop_cases())
+def test_the_loop_reproduction_shows_the_bug(
+    loop: FrameworkLoop, explanation: LoopExplanation
+) -> None:
+    script = ROOT / explanation.reproduction
+    assert script.is_file(), f"{explanation.reproduction} is missing"
+    done = _run(script)
+    assert done.returncode == 0, (
+        f"{explanation.reproduction} no longer reproduces what the matrix says of the "
+        f"{loop.name} loop ({explanation.id}):\n{done.stdout}\n{done.stderr}"
     )

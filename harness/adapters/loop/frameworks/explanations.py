@@ -12,6 +12,11 @@ and its user pays for it) or ``harness`` (the framework's choice is a reasonable
 does not allow, or the stand-in serves something other than the scenario says: the rule or the
 stand-in is in question, not the framework).
 
+Each explanation is reproduced without the harness by ``docs/reproductions/LOOP/ID.py``, as a
+library's is: a script that serves the scenario's bodies on loopback, runs the framework's loop
+against them and exits 0 when the framework still does what the explanation says
+(``tests/libs/test_reproductions.py`` runs them, and pairs each explanation with its script).
+
 >>> e = LoopExplanation("x", "stops-early", "It stops.", frozenset({"s"}), None, frozenset({"r"}))
 >>> e.covers("s", "openai-chat", ("r",)), e.covers("s", "openai-chat", ("r", "q"))
 (True, False)
@@ -22,7 +27,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
+
+from harness.adapters.libs.explanations import REPRODUCTIONS
 
 Verdict = Literal["framework", "harness"]
 VERDICTS: tuple[Verdict, ...] = ("framework", "harness")
@@ -42,6 +50,11 @@ class LoopExplanation:
     #: the rules a covered run breaks, all of them
     rules: frozenset[str]
     verdict: Verdict = "framework"
+
+    @property
+    def reproduction(self) -> Path:
+        """The script that reproduces it, relative to the project's root."""
+        return REPRODUCTIONS / self.loop / f"{self.id}.py"
 
     def covers(self, scenario: str, dialect: str, rules: Collection[str]) -> bool:
         return (

@@ -151,8 +151,10 @@ explain_loop(
     f"""Agent.run_stream takes the text that came first, "Writing both files.", for the final
     output, and the body then ends before its finish_reason (Responses: before
     response.completed; Anthropic: before message_stop): the program gets that half sentence
-    as the answer and exits 0, the calls never run, and nothing tells the user the response
-    broke off. {_BODY_ENDS}""",
+    as the answer and exits 0, and nothing tells the user the response broke off. The calls'
+    results never go back, but the default end_strategy 'graceful' still runs the calls it
+    holds: the whole one in Chat Completions, and in Anthropic the cut one too, with {{}} for
+    its arguments (with Responses, none). {_BODY_ENDS}""",
     scenarios=[_BODY_ENDS_EARLY],
     rules=["loop-program-exit"],
 )

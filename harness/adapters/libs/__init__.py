@@ -296,6 +296,43 @@ LIBRARIES: tuple[Library, ...] = (
         ("llama-index-llms-anthropic", "llama-index-core", "anthropic"),
         extra="llama-index",
     ),
+    # Node.js libraries: each group's folder pins its packages (npm ci --prefix FOLDER)
+    Library(
+        "openai-node-chat",
+        "exec:node js/libs/openai/chat.mjs",
+        ("openai",),
+        ("openai",),
+        extra="node",
+        runtime="node",
+        folder="js/libs/openai",
+    ),
+    Library(
+        "openai-node-chat-final",
+        "exec:node js/libs/openai/chat.mjs --final",
+        ("openai",),
+        ("openai",),
+        extra="node",
+        runtime="node",
+        folder="js/libs/openai",
+    ),
+    Library(
+        "openai-node-responses",
+        "exec:node js/libs/openai/responses.mjs",
+        ("openai",),
+        ("openai",),
+        extra="node",
+        runtime="node",
+        folder="js/libs/openai",
+    ),
+    Library(
+        "anthropic-node",
+        "exec:node js/libs/anthropic/messages.mjs",
+        ("@anthropic-ai/sdk",),
+        ("@anthropic-ai/sdk",),
+        extra="node",
+        runtime="node",
+        folder="js/libs/anthropic",
+    ),
 )
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.adapters.libs import Library, install_hint
+from harness.adapters.libs import Library
 from harness.adapters.libs import libraries as all_libraries
 from harness.adapters.libs.explanations import Explanation, explanation_of, explanations
 from harness.adapters.registry import resolve_adapter
@@ -130,7 +130,7 @@ class LibraryRun:
             "contract": self.contract,
         }
         if not self.installed:
-            entry["install"] = install_hint(self.library.extra)
+            entry["install"] = self.library.install_hint()
             return entry
         bugs, unexplained = self.bugs()
         entry["cases"] = self.case_counts()
@@ -393,5 +393,5 @@ def render_summary(runs: Sequence[LibraryRun]) -> str:
                 f"{failed - behind} failed{gateway}, {_cases(entry, 'skip')} skipped"
             )
         else:
-            lines.append(f"  {name}  not installed: {install_hint(run.library.extra)}")
+            lines.append(f"  {name}  not installed: {run.library.install_hint()}")
     return "\n".join(lines)

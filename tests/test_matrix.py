@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import harness.adapters.libs
 import harness.matrix
 from harness.adapters.libs import LIBRARIES, Library, libraries
 from harness.adapters.libs.explanations import (
@@ -41,6 +44,7 @@ from harness.matrix import (
 )
 from harness.rules.registry import RULES
 from harness.scenario import load_scenario
+from harness.scenario.cases import NONE
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "scenarios" / "driver"
@@ -54,6 +58,17 @@ GHOST = Library(
 #: a "library" with one known bug: a bundled driver mutant that emits text after its calls
 MUTANT = Library(
     "mutant", "driver-mutant-anthropic-text-after-calls", ("harness",), ("streamharness",)
+)
+#: a Node.js library in a folder of its own: the Node helper's example driver over its stand-in
+#: for openai-node, the helper's package resolving from its own folder
+NODE = Library(
+    "node-example",
+    "exec:node js/streamharness/examples/openai-chat.mjs",
+    ("streamharness",),
+    ("streamharness",),
+    extra="node",
+    runtime="node",
+    folder="js/streamharness",
 )
 #: the scenario that shows the mutant's bug, and one it passes
 SHOWS = "text-before-tool-call"
@@ -100,6 +115,45 @@ def test_a_library_that_is_not_installed_is_listed_with_its_extra() -> None:
     assert "not installed: pip install 'streamharness[ghost]'" in render_summary([run])
     markdown = render_markdown(document([run]))
     assert "| ghost | not installed: `pip install 'streamharness[ghost]'` |" in markdown
+
+
+def need_node() -> None:
+    if shutil.which("node") is None and not os.environ.get("CI"):
+        pytest.skip("node is not installed (CI installs it)")
+
+
+def test_a_node_library_resolves_its_packages_from_its_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    need_node()
+    monkeypatch.chdir(ROOT)  # its folder is relative to the project root
+    helper = json.loads((ROOT / "js" / "streamharness" / "package.json").read_text())
+    assert NODE.installed() and NODE.version() == helper["version"]
+    # the project root has no node_modules, and is no package of that name
+    assert not dataclasses.replace(NODE, folder=None).installed()
+    absent = dataclasses.replace(NODE, folder="js/libs/absent")
+    assert not absent.installed() and absent.version() is None
+
+
+def test_a_node_library_runs_from_the_project_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    need_node()
+    monkeypatch.chdir(ROOT)  # where its adapter command's path starts
+    (run,) = run_libraries(scenarios(PASSES), [NODE], quirks=NONE)
+    assert run.version is not None and run.contract == "per-message"
+    assert [r.status for r in run.results] == ["pass"]
+
+
+def test_a_node_library_is_installed_with_npm_and_reproduced_by_node_scripts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    absent = dataclasses.replace(NODE, name="absent", folder="js/libs/absent")
+    assert absent.install_hint() == "npm ci --prefix js/libs/absent"
+    (record,) = document([LibraryRun(absent, None, None, ())])["libraries"]
+    assert record["install"] == "npm ci --prefix js/libs/absent"
+    monkeypatch.setattr(harness.adapters.libs, "LIBRARIES", (*LIBRARIES, NODE))
+    bug = Explanation(library="node-example", id="a-bug", text="t")
+    assert bug.reproduction.as_posix() == "docs/reproductions/node-example/a-bug.mjs"
+    assert dataclasses.replace(bug, library="mutant").reproduction.suffix == ".py"
 
 
 def test_the_matrix_runs_every_quirk_case(mutant_run: LibraryRun) -> None:

@@ -1,6 +1,7 @@
 """Every explanation in the matrix is reproduced without the harness, by its own script, and
-every script reproduces an explanation: ``docs/reproductions/LIBRARY/ID.py`` for the explanation
-``ID`` of ``LIBRARY`` (``harness.adapters.libs.explanations``). A script exits 0 when the library
+every script reproduces an explanation: ``docs/reproductions/LIBRARY/ID.py`` (``ID.mjs``, run
+by node, for a Node.js library) for the explanation ``ID`` of ``LIBRARY``
+(``harness.adapters.libs.explanations``). A script exits 0 when the library
 still does what its explanation says (and prints what it saw); it fails (with its assertion)
 once the library is fixed, and then the explanation and its script go. The ``_*.py`` modules
 beside them are what the scripts share, not reproductions.
@@ -11,6 +12,7 @@ environments (noxfile.py)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +21,12 @@ from typing import Any
 import pytest
 
 from harness.adapters.libs import Library, libraries
-from harness.adapters.libs.explanations import REPRODUCTIONS, Explanation, explanations
+from harness.adapters.libs.explanations import (
+    REPRODUCTIONS,
+    SCRIPT_SUFFIXES,
+    Explanation,
+    explanations,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / REPRODUCTIONS
@@ -33,7 +40,12 @@ def shared(path: Path) -> bool:
 
 
 def scripts(library: str) -> set[str]:
-    return {path.stem for path in (FOLDER / library).glob("*.py") if not shared(path)}
+    """The file names of the library's scripts, in either language (the modules they share
+    left out)."""
+    suffixes = set(SCRIPT_SUFFIXES.values())
+    return {
+        p.name for p in (FOLDER / library).glob("*") if p.suffix in suffixes and not shared(p)
+    }
 
 
 def test_every_explanation_has_its_reproduction_and_every_reproduction_its_explanation() -> None:
@@ -46,9 +58,9 @@ def test_every_explanation_has_its_reproduction_and_every_reproduction_its_expla
     assert not strays, f"not a library's folder of reproductions: {strays}"
     missing, orphans = [], []
     for name in sorted(known):
-        ids = {e.id for e in explanations(name)}
-        missing += [f"{name}/{i}.py" for i in sorted(ids - scripts(name))]
-        orphans += [f"{name}/{s}.py" for s in sorted(scripts(name) - ids)]
+        wanted = {e.reproduction.name for e in explanations(name)}
+        missing += [f"{name}/{file}" for file in sorted(wanted - scripts(name))]
+        orphans += [f"{name}/{file}" for file in sorted(scripts(name) - wanted)]
     assert not missing, f"explanations without their script in {REPRODUCTIONS}: {missing}"
     assert not orphans, f"scripts in {REPRODUCTIONS} without their explanation: {orphans}"
 
@@ -87,8 +99,11 @@ def _cases() -> list[Any]:
 def test_the_reproduction_shows_the_bug(library: Library, explanation: Explanation) -> None:
     script = ROOT / explanation.reproduction
     assert script.is_file(), f"{explanation.reproduction} is missing"
+    # a node script finds its library in the library's folder itself (docs/reproductions/README.md)
+    runner = sys.executable if library.runtime == "python" else shutil.which("node")
+    assert runner is not None, "node is not on the PATH"
     done = subprocess.run(
-        [sys.executable, str(script)],
+        [runner, str(script)],
         cwd=ROOT,
         capture_output=True,
         text=True,

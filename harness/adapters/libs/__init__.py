@@ -78,6 +78,9 @@ class Library:
     #: a provider SDK's: how recordings of its dialect replay through its client; its adapter
     #: module then has the ``client``, ``open_stream`` and ``outputs`` that replay uses
     replays: WireRoute | None = None
+    #: a Node.js library's: the folder, relative to the project root, whose ``node_modules``
+    #: holds its packages (``npm ci`` there)
+    folder: str | None = None
 
     def installed(self) -> bool:
         if self.runtime == "node":
@@ -270,6 +273,42 @@ LIBRARIES: tuple[Library, ...] = (
         ("llama_index.llms.anthropic", "anthropic"),
         ("llama-index-llms-anthropic", "llama-index-core", "anthropic"),
         extra="llama-index",
+    ),
+    Library(
+        "ai-sdk-openai",
+        "exec:node js/libs/ai-sdk/openai.mjs",
+        ("ai", "@ai-sdk/openai"),
+        ("ai", "@ai-sdk/openai"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "ai-sdk-anthropic",
+        "exec:node js/libs/ai-sdk/anthropic.mjs",
+        ("ai", "@ai-sdk/anthropic"),
+        ("ai", "@ai-sdk/anthropic"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "ai-sdk-google",
+        "exec:node js/libs/ai-sdk/google.mjs",
+        ("ai", "@ai-sdk/google"),
+        ("ai", "@ai-sdk/google"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "langchain-js-openai",
+        "exec:node js/libs/langchain/chat-openai.mjs",
+        ("@langchain/openai", "@langchain/core", "openai"),
+        ("@langchain/openai", "@langchain/core", "openai"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/langchain",
     ),
 )
 

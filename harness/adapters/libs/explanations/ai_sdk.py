@@ -7,7 +7,7 @@ provider's.
 
 from __future__ import annotations
 
-from harness.adapters.libs.explanations import explain
+from harness.adapters.libs.explanations import Match, explain
 
 ALL = ("ai-sdk-openai", "ai-sdk-anthropic", "ai-sdk-google")
 
@@ -46,4 +46,55 @@ explain(
     open.""",
     rules={"robust-framing"},
     quirks={"assembled_message"},
+)
+explain(
+    "ai-sdk-openai",
+    "calls-without-index-rejected",
+    """Call deltas without an index (Gemini's OpenAI-compatible endpoint, Ollama, SambaNova) fail
+    the provider's chunk schema, which requires one: each such chunk becomes an error part
+    (AI_TypeValidationError) and is dropped whole, text and calls, so the user gets errors in
+    place of the calls, although the provider's own call tracker can follow calls without an
+    index. Upstream: vercel/ai#7238 (open; @ai-sdk/openai-compatible accepts them since
+    vercel/ai#7240, @ai-sdk/openai does not).""",
+    quirks={"no_index"},
+    also=(Match(scenarios={"no-index-on-call-deltas"}),),
+)
+explain(
+    "ai-sdk-openai",
+    "repeated-name-starts-a-new-call",
+    """A delta that repeats the call's name (llama.cpp's server, bifrost) and whose argument
+    text starts a JSON object is taken for the start of another call whenever it cannot
+    continue one. With an id that changed mid-call, the call's header is handed over with no
+    arguments ('{}', valid: a call the model never made) and its arguments become a second
+    call; after a whole JSON value (arguments sent twice, or a call glued on as in
+    calls-at-one-index-merged) they become a call under an id the SDK makes up, and the user
+    runs the tool twice. Where a cause is also brought out by calls without an index, the same
+    call is lost at the same point by the rejected chunk (calls-without-index-rejected). No
+    upstream report found.""",
+    quirks={"name_every_chunk"},
+    also=(
+        Match(quirks={"name_every_chunk", "no_index"}),
+        Match(scenarios={"name-every-chunk"}, quirks={"id_changes", "no_index"}),
+    ),
+)
+explain(
+    "ai-sdk-openai",
+    "calls-at-one-index-merged",
+    """Parallel calls sent at one index, each with its own id (Groq, Ollama through LiteLLM,
+    gateways that renumber indices), are merged: the provider's tracker takes a call's header
+    whose arguments do not start a JSON value, at an index an earlier call of the same name
+    holds, for more of that call, so the user gets one call under the first id with the
+    argument objects back to back (invalid: it cannot run) and loses the others. No upstream
+    report found.""",
+    quirks={"same_index"},
+    also=(
+        Match(
+            scenarios={
+                "same-index-parallel-calls",
+                "groq-three-calls-same-index",
+                "gateway-rewrites-indices",
+            },
+            as_written=True,
+        ),
+    ),
 )

@@ -333,6 +333,42 @@ LIBRARIES: tuple[Library, ...] = (
         runtime="node",
         folder="js/libs/anthropic",
     ),
+    Library(
+        "ai-sdk-openai",
+        "exec:node js/libs/ai-sdk/openai.mjs",
+        ("ai", "@ai-sdk/openai"),
+        ("ai", "@ai-sdk/openai"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "ai-sdk-anthropic",
+        "exec:node js/libs/ai-sdk/anthropic.mjs",
+        ("ai", "@ai-sdk/anthropic"),
+        ("ai", "@ai-sdk/anthropic"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "ai-sdk-google",
+        "exec:node js/libs/ai-sdk/google.mjs",
+        ("ai", "@ai-sdk/google"),
+        ("ai", "@ai-sdk/google"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "langchain-js-openai",
+        "exec:node js/libs/langchain/chat-openai.mjs",
+        ("@langchain/openai", "@langchain/core", "openai"),
+        ("@langchain/openai", "@langchain/core", "openai"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/langchain",
+    ),
 )
 
 

@@ -741,14 +741,15 @@ def _matrix_arguments(parser: argparse.ArgumentParser) -> None:
 
 @command(
     "matrix",
-    help="every installed consumer library against every case of the built-in driver scenarios",
+    help="every installed consumer library against every case of the built-in driver scenarios "
+    "(a UI protocol's consumer: of the session scenarios)",
     arguments=_matrix_arguments,
 )
 def cmd_matrix(args: argparse.Namespace) -> int:
     from harness.matrix import (
         choose,
         document,
-        driver_scenarios,
+        matrix_scenarios,
         merge,
         problems,
         render_json,
@@ -771,7 +772,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             chosen = choose(args.library)
         except ValueError as exc:
             raise UsageError(f"--library: {exc}") from None
-        runs = run_libraries(driver_scenarios(), chosen)
+        runs = run_libraries(matrix_scenarios(chosen), chosen)
         doc = document(runs)
         found = problems(runs) if args.check else []
     text = render_json(doc) if args.format == "json" else render_markdown(doc)

@@ -1,7 +1,8 @@
 """Real consumer libraries against the built-in driver scenarios: ``harness matrix``.
 
 Runs the adapter of each installed library in ``harness.adapters.libs.libraries()`` over every
-quirk case of the driver scenarios in its dialect, groups the failures into root causes
+quirk case of the driver scenarios in its dialect (a UI protocol's consumer, ``layer``
+"session", over every variation of the session scenarios its session dialect carries), groups the failures into root causes
 (``harness.results.causes``) and the causes into bugs: each bug is one written explanation
 (``harness.adapters.libs.explanations``) covering the causes it makes, reproduced without the
 harness by its script in ``docs/reproductions``. A cause whose cases all hold shapes only
@@ -17,6 +18,7 @@ committed and diffed when a library's behaviour, or a rule, changes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -30,12 +32,15 @@ from harness.adapters.libs.explanations import Explanation, explanation_of, expl
 from harness.adapters.registry import resolve_adapter
 from harness.model.driver_run import declared_contract
 from harness.replay import cases_to_run, run_cases
+from harness.replay.dialects import adapter_session_dialect
 from harness.replay.result import ScenarioResult
 from harness.results.causes import Cause, group_causes, origin
 from harness.scenario import Scenario
 from harness.scenario.cases import ALL, Selection
 
 ORIGINS = ("first-party", "gateway")
+#: the layers of the matrix's libraries, in the document's order
+LAYERS = ("driver", "session")
 STATUSES = ("pass", "fail", "error", "skip")
 
 
@@ -79,7 +84,8 @@ class LibraryRun:
     library: Library
     #: None when the library is not installed
     version: str | None
-    #: "per-call" or "per-message", as the adapter declares (``emits_calls``)
+    #: "per-call" or "per-message", as the adapter declares (``emits_calls``); a session
+    #: library's: its session dialect
     contract: str | None
     results: tuple[ScenarioResult, ...]
 
@@ -127,6 +133,7 @@ class LibraryRun:
             "adapter": self.library.adapter,
             "runtime": self.library.runtime,
             "extra": self.library.extra,
+            "layer": self.library.layer,
             "contract": self.contract,
         }
         if not self.installed:
@@ -139,15 +146,28 @@ class LibraryRun:
         return entry
 
 
-def driver_scenarios() -> list[Scenario]:
-    """The built-in driver scenarios."""
+def builtin_scenarios(layer: str) -> list[Scenario]:
+    """The built-in scenarios of ``layer``."""
     from harness.library import library_path
     from harness.scenario import load_all
 
-    scenarios, problems = load_all([str(library_path() / "driver")])
+    scenarios, problems = load_all([str(library_path() / layer)])
     if problems:  # the built-in library is checked by its tests: this is a broken install
-        raise RuntimeError(f"the built-in driver scenarios do not load: {problems[0]}")
+        raise RuntimeError(f"the built-in {layer} scenarios do not load: {problems[0]}")
     return scenarios
+
+
+def driver_scenarios() -> list[Scenario]:
+    """The built-in driver scenarios."""
+    return builtin_scenarios("driver")
+
+
+def matrix_scenarios(libraries: Sequence[Library] | None = None) -> list[Scenario]:
+    """The built-in scenarios of the layers ``libraries`` (default: all) implement."""
+    chosen = all_libraries() if libraries is None else libraries
+    layers = {library.layer for library in chosen}
+    found = driver_scenarios() if "driver" in layers else []
+    return found + (builtin_scenarios("session") if "session" in layers else [])
 
 
 def choose(names: Sequence[str]) -> list[Library] | None:
@@ -166,9 +186,9 @@ def run_libraries(
     quirks: Selection = ALL,
 ) -> list[LibraryRun]:
     """Every installed library's adapter (default: ``libraries()``, the bundled ones and those
-    of the entry-point group ``streamharness.adapters``) over the cases of the driver scenarios
-    among ``scenarios`` that ``quirks`` selects (every quirk case, by default)."""
-    driver = [s for s in scenarios if s.layer == "driver"]
+    of the entry-point group ``streamharness.adapters``) over the cases of the scenarios of its
+    layer among ``scenarios`` that ``quirks`` selects (every quirk case of a driver scenario,
+    every variation of a session scenario, by default)."""
     runs = []
     for library in all_libraries() if libraries is None else libraries:
         version = library.version()
@@ -176,9 +196,18 @@ def run_libraries(
             runs.append(LibraryRun(library, None, None, ()))
             continue
         adapter = resolve_adapter(library.adapter)
-        contract = str(declared_contract(adapter.factory()))
-        cases = cases_to_run(driver, adapter, quirks=quirks) if driver else []
-        results = tuple(r.slim() for r in run_cases(cases, adapter))
+        mine = [s for s in scenarios if s.layer == library.layer]
+        if library.layer == "driver":
+            contract = str(declared_contract(adapter.factory()))
+            cases = cases_to_run(mine, adapter, quirks=quirks) if mine else []
+        else:
+            codec = adapter_session_dialect(adapter)
+            contract = codec.name if codec is not None else "canonical"
+            cases = cases_to_run(mine, adapter, variations=quirks) if mine else []
+        # an exec: library's process drives case after case (a fresh one after a failed turn)
+        reusing = getattr(adapter.factory, "reusing", contextlib.nullcontext)
+        with reusing():
+            results = tuple(r.slim() for r in run_cases(cases, adapter))
         runs.append(LibraryRun(library, version, contract, results))
     return runs
 
@@ -283,9 +312,21 @@ against the loop scenarios (README, "Judge an unmodified agent"); their results 
 document yet.
 """
 
+SESSION_INTRO = """The consumers of UI protocols, fed each session scenario (and each of its variations) as the
+protocol carries it (docs/ui-protocols.md), each through its own reducer; a case the protocol
+cannot carry is skipped and only counted. What the rules mean in each protocol is its rule
+profile; a failure is a bug of the consumer reproduced with it alone, or, where the profile
+asks more than the consumer's own contract (a candidate rule), the bug says so.
+"""
+
+
+def _layer(entry: Mapping[str, Any]) -> str:
+    return str(entry.get("layer", "driver"))
+
 
 def render_markdown(doc: Mapping[str, Any]) -> str:
-    entries = doc["libraries"]
+    entries = [e for e in doc["libraries"] if _layer(e) == "driver"]
+    sessions = [e for e in doc["libraries"] if _layer(e) == "session"]
     lines = [
         "# Real consumer libraries against the driver scenarios",
         "",
@@ -305,7 +346,25 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
             f"| {_case_text(entry)} | {_bug_count(_bugs(entry, 'first-party'))} "
             f"| {_bug_count(_bugs(entry, 'gateway'))} |"
         )
-    for entry in entries:
+    if sessions:
+        lines += [
+            "",
+            "## UI protocol consumers against the session scenarios",
+            "",
+            SESSION_INTRO,
+            "| consumer | version | session dialect | cases | bugs |",
+            "|---|---|---|---|---|",
+        ]
+    for entry in sessions:
+        name = entry["name"]
+        if entry.get("version") is None:
+            lines.append(f"| {name} | not installed: `{entry['install']}` | | | |")
+            continue
+        lines.append(
+            f"| [{name}](#{_anchor(name)}) | {entry['version']} | {entry['contract']} "
+            f"| {_case_text(entry)} | {_bug_count(entry.get('bugs', []))} |"
+        )
+    for entry in [*entries, *sessions]:
         lines += _library_section(entry)
     return "\n".join(lines) + "\n"
 
@@ -320,10 +379,12 @@ def _library_section(entry: Mapping[str, Any]) -> list[str]:
     lines += ["", f"Adapter `{entry['adapter']}`."]
     if entry.get("version") is None:
         return [*lines, f"Not installed when the matrix was made: `{entry['install']}`."]
-    lines[-1] += f" Contract: {entry['contract']}. {_case_text(entry)}."
+    said = "Session dialect" if _layer(entry) == "session" else "Contract"
+    lines[-1] += f" {said}: {entry['contract']}. {_case_text(entry)}."
     first, behind = _bugs(entry, "first-party"), _bugs(entry, "gateway")
     if not first:
-        lines += ["", "No bug on what first-party servers send."]
+        none = "No bug." if _layer(entry) == "session" else "No bug on what first-party servers send."
+        lines += ["", none]
     lines += _bug_lines(first)
     if behind:
         lines += ["", "### Behind gateways and proxies", ""]

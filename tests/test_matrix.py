@@ -9,7 +9,9 @@ the library did in harness/adapters/libs/explanations/ and its script in docs/re
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
 import json
 import os
 import shutil
@@ -28,7 +30,10 @@ from harness.adapters.libs.explanations import (
     all_explanations,
     explanations,
 )
+from harness.adapters.process import DriverFailed, ProcessAdapter, ProcessFactory
+from harness.adapters.registry import resolve_adapter
 from harness.cli import main
+from harness.model.driver import TextOut
 from harness.codecs.registry import dialects
 from harness.demo import render_libraries
 from harness.matrix import (
@@ -45,6 +50,7 @@ from harness.matrix import (
 from harness.rules.registry import RULES
 from harness.scenario import load_scenario
 from harness.scenario.cases import NONE
+from harness.scenario.variations import VARIATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "scenarios" / "driver"
@@ -107,6 +113,7 @@ def test_a_library_that_is_not_installed_is_listed_with_its_extra() -> None:
                 "adapter": "ghost_lib.adapter:make_adapter",
                 "runtime": "python",
                 "extra": "ghost",
+                "layer": "driver",
                 "contract": None,
                 "install": "pip install 'streamharness[ghost]'",
             }
@@ -249,17 +256,27 @@ def test_what_an_explanation_covers(
 
 def test_every_explanation_names_what_exists() -> None:
     names = {library.name: library for library in libraries()}
-    known_scenarios = {path.stem for path in DRIVER.glob("*.yaml")}
-    quirks = {q for codec in dialects().values() for q in codec.quirks}
+    # a driver library's causes are brought out by quirks, a session library's by variations
+    known_scenarios = {
+        layer: {path.stem for path in (ROOT / "scenarios" / layer).glob("*.yaml")}
+        for layer in ("driver", "session")
+    }
+    quirks = {
+        "driver": {q for codec in dialects().values() for q in codec.quirks},
+        "session": set(VARIATIONS),
+    }
     wrong = []
     for e in all_explanations():
         if e.library not in names:
             wrong.append(f"{e.library}/{e.id}: no such library")
+            continue
+        layer = names[e.library].layer
         wrong += [
-            f"{e.library}/{e.id}: no scenario {s}" for s in (e.scenarios or set()) - known_scenarios
+            f"{e.library}/{e.id}: no {layer} scenario {s}"
+            for s in (e.scenarios or set()) - known_scenarios[layer]
         ]
         wrong += [f"{e.library}/{e.id}: no rule {r}" for r in (e.rules or ()) if r not in RULES]
-        wrong += [f"{e.library}/{e.id}: no quirk {q}" for q in (e.quirks or set()) - quirks]
+        wrong += [f"{e.library}/{e.id}: no quirk {q}" for q in (e.quirks or set()) - quirks[layer]]
     assert not wrong
 
 
@@ -276,7 +293,7 @@ def test_the_json_document_and_the_check(
     assert captured.err.startswith(f"matrix: mutant: cause {SHOWS}:")
     (entry,) = json.loads(captured.out)["libraries"]
     assert set(entry) == {
-        "name", "version", "adapter", "runtime", "extra", "contract", "cases", "bugs",
+        "name", "version", "adapter", "runtime", "extra", "layer", "contract", "cases", "bugs",
         "unexplained",
     }  # fmt: skip
     assert entry["cases"]["first-party"]["fail"] + entry["cases"]["gateway"]["fail"] > 0
@@ -376,3 +393,43 @@ def test_ids_a_library_makes_up_are_masked(mutant_run: LibraryRun) -> None:
     )
     record = cause_json(dataclasses.replace(cause, violation=made_up))
     assert record["message"] == "call 'pyd_ai_<made-up>' and '<made-up>' beside call_1"
+
+
+def test_an_exec_library_drives_case_after_case_in_one_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The matrix keeps a driver process whose turn ended with done for the next case (its
+    start is most of a Node.js library's time); one killed or mid-turn is never kept."""
+    need_node()
+    monkeypatch.chdir(ROOT)
+    pids: list[int] = []
+    made = ProcessFactory.__call__
+
+    def recording(self: ProcessFactory) -> ProcessAdapter:
+        adapter = made(self)
+        pids.append(adapter.process.pid)
+        return adapter
+
+    monkeypatch.setattr(ProcessFactory, "__call__", recording)
+    (run,) = run_libraries(scenarios(PASSES, SHOWS, PASSES), [NODE], quirks=NONE)
+    assert [r.status for r in run.results] == ["pass", "pass", "pass"]
+    assert len(set(pids[-3:])) == 1  # the probe's and the contract's processes came first
+
+    factory = resolve_adapter(NODE.adapter).factory
+    assert isinstance(factory, ProcessFactory)
+    with factory.reusing():
+        first = factory()
+        with contextlib.suppress(DriverFailed):
+            list(first.drive(iter(())))  # a turn that ends with done (an error is a done too)
+        first.close()
+        assert factory() is first
+        text = 'data: {"choices": [{"index": 0, "delta": {"content": "a"}}]}\n\n'
+        turn = first.drive(itertools.repeat(text))
+        assert isinstance(next(turn), TextOut)  # and left there, mid-turn: not kept
+        first.close()
+        fresh = factory()
+        assert fresh is not first and first.process.poll() is not None
+        fresh.kill()
+        fresh.close()
+        assert factory() is not fresh
+    assert first.process.poll() is not None and fresh.process.poll() is not None

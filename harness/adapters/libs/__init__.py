@@ -83,6 +83,10 @@ class Library:
     #: a provider SDK's: how recordings of its dialect replay through its client; its adapter
     #: module then has the ``client``, ``open_stream`` and ``outputs`` that replay uses
     replays: WireRoute | None = None
+    #: the layer its adapter implements: a driver (every quirk case of the driver scenarios in
+    #: its dialect), or a UI protocol's consumer (every variation of the session scenarios its
+    #: session dialect can carry)
+    layer: Literal["driver", "session"] = "driver"
 
     def installed(self) -> bool:
         if self.runtime == "node":
@@ -368,6 +372,27 @@ LIBRARIES: tuple[Library, ...] = (
         extra="node",
         runtime="node",
         folder="js/libs/langchain",
+    ),
+    # consumers of UI protocols (session dialects, docs/ui-protocols.md), pinned together
+    Library(
+        "ag-ui-client",
+        "exec:node examples/ui-consumers/ag-ui-client.mjs",
+        ("@ag-ui/client",),
+        ("@ag-ui/client",),
+        extra="node",
+        runtime="node",
+        folder="examples/ui-consumers",
+        layer="session",
+    ),
+    Library(
+        "ai-sdk-ui",
+        "exec:node examples/ui-consumers/ai-sdk-ui.mjs",
+        ("ai",),
+        ("ai",),
+        extra="node",
+        runtime="node",
+        folder="examples/ui-consumers",
+        layer="session",
     ),
 )
 

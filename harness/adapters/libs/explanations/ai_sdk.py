@@ -3,6 +3,17 @@
 ``ai-sdk-anthropic`` and ``ai-sdk-google``. All three read SSE with eventsource-parser and end
 each step in ``streamText`` itself, so the bugs there are the three's; the rest are one
 provider's.
+
+When ``fullStream`` hands a call over (its ``tool-call`` part) is the provider's doing, so the
+contract differs by provider:
+
+- OpenAI Chat Completions (``@ai-sdk/openai``'s ``.chat`` model): **per message**. Its
+  ``StreamingToolCallTracker`` (``@ai-sdk/provider-utils``) finishes calls only in ``flush``,
+  when the body ends, however early a call's arguments are whole.
+- Anthropic Messages (``@ai-sdk/anthropic``): **per call**, at the call's
+  ``content_block_stop``.
+- Gemini (``@ai-sdk/google``): **per call**, in the chunk that carries the function call (Gemini
+  sends each call whole).
 """
 
 from __future__ import annotations

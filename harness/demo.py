@@ -217,9 +217,8 @@ def render_libraries(scenarios: Sequence[Scenario]) -> str | None:
     """One line per real consumer library (``harness matrix``) over the driver scenarios among
     ``scenarios``; None when there are none. A library that is not installed is named with the
     extra that installs it, so the demo runs the same without them."""
-    from harness import matrix
+    from harness.matrix import render_summary, run_libraries
 
     if not any(s.layer == "driver" for s in scenarios):
         return None
-    drivers = [library for library in matrix.all_libraries() if library.layer == "driver"]
-    return matrix.render_summary(matrix.run_libraries(scenarios, drivers, quirks=NONE))
+    return render_summary(run_libraries(scenarios, quirks=NONE, layer="driver"))

@@ -2,12 +2,12 @@
 
 Runs the adapter of each installed library in ``harness.adapters.libs.libraries()`` over every
 quirk case of the driver scenarios in its dialect (a UI protocol's consumer, ``layer``
-"session", over every variation of the session scenarios its session dialect carries), groups the failures into root causes
-(``harness.results.causes``) and the causes into bugs: each bug is one written explanation
-(``harness.adapters.libs.explanations``) covering the causes it makes, reproduced without the
-harness by its script in ``docs/reproductions``. A cause whose cases all hold shapes only
-gateways, proxies and other vendors' compatible servers send is a gateway cause, counted and
-listed apart from first-party ones.
+"session", over every variation of the session scenarios its session dialect carries), groups
+the failures into root causes (``harness.results.causes``) and the causes into bugs: each bug
+is one written explanation (``harness.adapters.libs.explanations``) covering the causes it
+makes, reproduced without the harness by its script in ``docs/reproductions``. A cause whose
+cases all hold shapes only gateways, proxies and other vendors' compatible servers send is a
+gateway cause, counted and listed apart from first-party ones.
 
 Libraries whose pins conflict cannot share one environment: each environment writes its part
 (``--format json``), and ``--from`` merges the parts into one document (``make matrix`` runs
@@ -184,13 +184,17 @@ def run_libraries(
     libraries: Sequence[Library] | None = None,
     *,
     quirks: Selection = ALL,
+    layer: str | None = None,
 ) -> list[LibraryRun]:
     """Every installed library's adapter (default: ``libraries()``, the bundled ones and those
     of the entry-point group ``streamharness.adapters``) over the cases of the scenarios of its
     layer among ``scenarios`` that ``quirks`` selects (every quirk case of a driver scenario,
-    every variation of a session scenario, by default)."""
+    every variation of a session scenario, by default). ``layer``: only the libraries of that
+    layer."""
     runs = []
     for library in all_libraries() if libraries is None else libraries:
+        if layer is not None and library.layer != layer:
+            continue
         version = library.version()
         if version is None:
             runs.append(LibraryRun(library, None, None, ()))
@@ -312,7 +316,8 @@ against the loop scenarios (README, "Judge an unmodified agent"); their results 
 document yet.
 """
 
-SESSION_INTRO = """The consumers of UI protocols, fed each session scenario (and each of its variations) as the
+SESSION_INTRO = """\
+The consumers of UI protocols, fed each session scenario (and each of its variations) as the
 protocol carries it (docs/ui-protocols.md), each through its own reducer; a case the protocol
 cannot carry is skipped and only counted. What the rules mean in each protocol is its rule
 profile; a failure is a bug of the consumer reproduced with it alone, or, where the profile
@@ -346,6 +351,8 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
             f"| {_case_text(entry)} | {_bug_count(_bugs(entry, 'first-party'))} "
             f"| {_bug_count(_bugs(entry, 'gateway'))} |"
         )
+    for entry in entries:
+        lines += _library_section(entry)
     if sessions:
         lines += [
             "",
@@ -364,7 +371,7 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
             f"| [{name}](#{_anchor(name)}) | {entry['version']} | {entry['contract']} "
             f"| {_case_text(entry)} | {_bug_count(entry.get('bugs', []))} |"
         )
-    for entry in [*entries, *sessions]:
+    for entry in sessions:
         lines += _library_section(entry)
     return "\n".join(lines) + "\n"
 
@@ -383,7 +390,9 @@ def _library_section(entry: Mapping[str, Any]) -> list[str]:
     lines[-1] += f" {said}: {entry['contract']}. {_case_text(entry)}."
     first, behind = _bugs(entry, "first-party"), _bugs(entry, "gateway")
     if not first:
-        none = "No bug." if _layer(entry) == "session" else "No bug on what first-party servers send."
+        none = (
+            "No bug." if _layer(entry) == "session" else "No bug on what first-party servers send."
+        )
         lines += ["", none]
     lines += _bug_lines(first)
     if behind:

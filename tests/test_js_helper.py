@@ -287,7 +287,7 @@ def test_the_ui_reducers_in_the_adapters_doc_run_as_shown(
     modules.mkdir()
     (modules / "streamharness").symlink_to(HELPER, target_is_directory=True)
     info = resolve_adapter(node(tmp_path / name))
-    assert info.factory.session_dialect == dialect
+    assert getattr(info.factory, "session_dialect", None) == dialect
     scenario = load_scenario(ROOT / "scenarios" / "session" / "tool-first-turn.yaml")
     result = replay(scenario, info, timeout=within(30))
     assert result.status == "fail", result.error

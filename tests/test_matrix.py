@@ -33,7 +33,6 @@ from harness.adapters.libs.explanations import (
 from harness.adapters.process import DriverFailed, ProcessAdapter, ProcessFactory
 from harness.adapters.registry import resolve_adapter
 from harness.cli import main
-from harness.model.driver import TextOut
 from harness.codecs.registry import dialects
 from harness.demo import render_libraries
 from harness.matrix import (
@@ -47,6 +46,7 @@ from harness.matrix import (
     render_summary,
     run_libraries,
 )
+from harness.model.driver import TextOut
 from harness.rules.registry import RULES
 from harness.scenario import load_scenario
 from harness.scenario.cases import NONE
@@ -433,3 +433,36 @@ def test_an_exec_library_drives_case_after_case_in_one_process(
         fresh.close()
         assert factory() is not fresh
     assert first.process.poll() is not None and fresh.process.poll() is not None
+
+
+#: a UI protocol's "consumer" with one known bug: the AG-UI mutant that shows a result delivered
+#: twice as two tool messages
+SESSION_MUTANT = Library(
+    "ag-ui-mutant",
+    "session-mutant-ag-ui-result-appended-again",
+    ("harness",),
+    ("streamharness",),
+    layer="session",
+)
+
+
+def test_a_ui_consumer_runs_the_session_cases_its_protocol_carries() -> None:
+    written = [
+        load_scenario(ROOT / "scenarios" / "session" / f"{name}.yaml")
+        for name in ("duplicate-completion", "tool-first-turn")
+    ]
+    (run,) = run_libraries([*scenarios(PASSES), *written], [SESSION_MUTANT], quirks=NONE)
+    assert run.contract == "ag-ui"
+    assert [(r.scenario.id, r.status) for r in run.results] == [
+        ("duplicate-completion", "fail"),
+        ("tool-first-turn", "pass"),
+    ]  # the driver scenario is not its layer's
+    assert [cause.rule for cause in run.causes()] == ["exactly-once"]
+    (entry,) = document([run])["libraries"]
+    assert entry["layer"] == "session"
+    driver = LibraryRun(MUTANT, "1.0", "per-call", ())
+    text = render_markdown(document([run, driver]))
+    # the driver libraries' table and sections first, then the consumers' table and sections
+    assert text.index("## mutant 1.0") < text.index("## UI protocol consumers")
+    assert text.index("| [ag-ui-mutant](#lib-ag-ui-mutant) |") < text.index("## ag-ui-mutant")
+    assert "Session dialect: ag-ui." in text

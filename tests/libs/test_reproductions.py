@@ -43,9 +43,7 @@ def scripts(library: str) -> set[str]:
     """The file names of the library's scripts, in either language (the modules they share
     left out)."""
     suffixes = set(SCRIPT_SUFFIXES.values())
-    return {
-        p.name for p in (FOLDER / library).glob("*") if p.suffix in suffixes and not shared(p)
-    }
+    return {p.name for p in (FOLDER / library).glob("*") if p.suffix in suffixes and not shared(p)}
 
 
 def test_every_explanation_has_its_reproduction_and_every_reproduction_its_explanation() -> None:

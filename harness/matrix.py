@@ -202,7 +202,13 @@ def run_libraries(
         adapter = resolve_adapter(library.adapter)
         mine = [s for s in scenarios if s.layer == library.layer]
         if library.layer == "driver":
-            contract = str(declared_contract(adapter.factory()))
+            asked = adapter.factory()
+            try:
+                contract = str(declared_contract(asked))
+            finally:  # an exec: library's process, which would wait for the harness to exit
+                close = getattr(asked, "close", None)
+                if callable(close):
+                    close()
             cases = cases_to_run(mine, adapter, quirks=quirks) if mine else []
         else:
             codec = adapter_session_dialect(adapter)

@@ -402,18 +402,20 @@ def test_an_exec_library_drives_case_after_case_in_one_process(
     start is most of a Node.js library's time); one killed or mid-turn is never kept."""
     need_node()
     monkeypatch.chdir(ROOT)
-    pids: list[int] = []
+    adapters: list[ProcessAdapter] = []
     made = ProcessFactory.__call__
 
     def recording(self: ProcessFactory) -> ProcessAdapter:
         adapter = made(self)
-        pids.append(adapter.process.pid)
+        adapters.append(adapter)
         return adapter
 
     monkeypatch.setattr(ProcessFactory, "__call__", recording)
     (run,) = run_libraries(scenarios(PASSES, SHOWS, PASSES), [NODE], quirks=NONE)
     assert [r.status for r in run.results] == ["pass", "pass", "pass"]
-    assert len(set(pids[-3:])) == 1  # the probe's and the contract's processes came first
+    # the probe's and the contract's processes came first
+    assert len({a.process.pid for a in adapters[-3:]}) == 1
+    assert all(a.process.poll() is not None for a in adapters)  # none left waiting
 
     factory = resolve_adapter(NODE.adapter).factory
     assert isinstance(factory, ProcessFactory)

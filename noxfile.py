@@ -7,8 +7,8 @@ libraries gets an environment of its own: ``nox -s "lib-EXTRA"`` installs ``.[te
 driver scenarios into ``build/matrix/EXTRA.json`` (failing on a cause no explanation covers, or
 an explanation that covers no cause), and runs the library tests there: the adapters' own and
 each explanation's reproduction. The Node.js libraries (the extra ``node``) install with
-``npm ci`` into their folders (``js/libs/GROUP``, each pinned by its package-lock.json) beside
-``.[test]``. ``nox -s merge`` then writes ``docs/conformance.md`` and ``docs/conformance.json``
+``npm ci`` into their folders (``js/libs/GROUP``, and ``examples/ui-consumers`` for the UI
+protocols' consumers, each pinned by its package-lock.json) beside ``.[test]``. ``nox -s merge`` then writes ``docs/conformance.md`` and ``docs/conformance.json``
 from the parts; ``nox`` alone runs every environment, then the merge.
 """
 

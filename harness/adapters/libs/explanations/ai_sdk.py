@@ -68,7 +68,7 @@ explain(
     index. Upstream: vercel/ai#7238 (open; @ai-sdk/openai-compatible accepts them since
     vercel/ai#7240, @ai-sdk/openai does not).""",
     quirks={"no_index"},
-    also=(Match(scenarios={"no-index-on-call-deltas"}),),
+    also=(Match(scenarios=frozenset({"no-index-on-call-deltas"})),),
 )
 explain(
     "ai-sdk-openai",
@@ -84,8 +84,10 @@ explain(
     upstream report found.""",
     quirks={"name_every_chunk"},
     also=(
-        Match(quirks={"name_every_chunk", "no_index"}),
-        Match(scenarios={"name-every-chunk"}, quirks={"id_changes", "no_index"}),
+        Match(quirks=frozenset({"name_every_chunk", "no_index"})),
+        Match(
+            scenarios=frozenset({"name-every-chunk"}), quirks=frozenset({"id_changes", "no_index"})
+        ),
     ),
 )
 explain(
@@ -100,11 +102,13 @@ explain(
     quirks={"same_index"},
     also=(
         Match(
-            scenarios={
-                "same-index-parallel-calls",
-                "groq-three-calls-same-index",
-                "gateway-rewrites-indices",
-            },
+            scenarios=frozenset(
+                {
+                    "same-index-parallel-calls",
+                    "groq-three-calls-same-index",
+                    "gateway-rewrites-indices",
+                }
+            ),
             as_written=True,
         ),
     ),

@@ -22,7 +22,7 @@ explain(
     whose args are the fragment), and the call that opened them is handed over with empty
     arguments ('{}', valid: a call the model never made). No upstream report found.""",
     quirks={"no_index"},
-    also=(Match(scenarios={"no-index-on-call-deltas"}),),
+    also=(Match(scenarios=frozenset({"no-index-on-call-deltas"})),),
 )
 explain(
     LIB,
@@ -33,7 +33,7 @@ explain(
     second call under the later id with no name. The user runs a call the model never made,
     and cannot run the real one. No upstream report found.""",
     quirks={"id_changes"},
-    also=(Match(scenarios={"id-changes-mid-stream"}),),
+    also=(Match(scenarios=frozenset({"id-changes-mid-stream"})),),
 )
 explain(
     LIB,
@@ -46,13 +46,15 @@ explain(
     come without an index, the same calls are lost the same way. No upstream report found.""",
     quirks={"same_index"},
     also=(
-        Match(quirks={"same_index", "no_index"}),
+        Match(quirks=frozenset({"same_index", "no_index"})),
         Match(
-            scenarios={
-                "same-index-parallel-calls",
-                "groq-three-calls-same-index",
-                "gateway-rewrites-indices",
-            },
+            scenarios=frozenset(
+                {
+                    "same-index-parallel-calls",
+                    "groq-three-calls-same-index",
+                    "gateway-rewrites-indices",
+                }
+            ),
             as_written=True,
         ),
     ),

@@ -4,12 +4,14 @@ Consumer libraries pin conflicting versions (litellm wants an older ``openai`` t
 models; agent frameworks pin their own SDKs), so each extra of streamharness that installs
 libraries gets an environment of its own: ``nox -s "lib-EXTRA"`` installs ``.[test,EXTRA]``
 (its pins are in pyproject.toml), runs every library of that extra over every case of the
-driver scenarios into ``build/matrix/EXTRA.json`` (failing on a cause no explanation covers, or
-an explanation that covers no cause), and runs the library tests there: the adapters' own and
+driver scenarios, and every framework loop of that extra over the loop scenarios, into
+``build/matrix/EXTRA.json`` (failing on a cause or a failed run no explanation covers, or an
+explanation that covers none), and runs the library tests there: the adapters' own and
 each explanation's reproduction. The Node.js libraries (the extra ``node``) install with
 ``npm ci`` into their folders (``js/libs/GROUP``, and ``examples/ui-consumers`` for the UI
-protocols' consumers, each pinned by its package-lock.json) beside ``.[test]``. ``nox -s merge`` then writes ``docs/conformance.md`` and ``docs/conformance.json``
-from the parts; ``nox`` alone runs every environment, then the merge.
+protocols' consumers, each pinned by its package-lock.json) beside ``.[test]``. ``nox -s
+merge`` then writes ``docs/conformance.md`` and ``docs/conformance.json`` from the parts;
+``nox`` alone runs every environment, then the merge.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # this checkout's table of libraries, whatever harness nox has
 from harness.adapters.libs import LIBRARIES, Library  # noqa: E402
+from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS  # noqa: E402
 
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
@@ -33,6 +36,11 @@ PARTS = ROOT / "build" / "matrix"
 EXTRAS: dict[str, list[Library]] = {}
 for _library in LIBRARIES:
     EXTRAS.setdefault(_library.extra, []).append(_library)
+
+#: extra -> the framework loops it installs, in the matrix's order
+LOOPS: dict[str, list[str]] = {}
+for _loop in FRAMEWORK_LOOPS:
+    LOOPS.setdefault(_loop.extra, []).append(_loop.name)
 
 nox.options.sessions = [*(f"lib-{extra}" for extra in EXTRAS), "merge"]
 
@@ -51,6 +59,7 @@ def _library_session(extra: str, libraries: list[Library]) -> None:
         part = PARTS / f"{extra}.json"
         part.unlink(missing_ok=True)  # a failed run leaves no stale part behind
         chosen = [f"--library={name}" for name in names]
+        chosen += [f"--loop={name}" for name in LOOPS.get(extra, ())]
         session.run("harness", "matrix", *chosen, "--format=json", f"--out={part}", "--check")
         # the tests of libraries not installed here skip; these never all do
         session.run(
@@ -58,7 +67,8 @@ def _library_session(extra: str, libraries: list[Library]) -> None:
             env={"HARNESS_MATRIX_EXTRA": extra},
         )  # fmt: skip
 
-    run.__doc__ = f"{', '.join(names)}: the matrix part and the library tests"
+    loops = "".join(f", the {name} loop" for name in LOOPS.get(extra, ()))
+    run.__doc__ = f"{', '.join(names)}{loops}: the matrix part and the library tests"
 
 
 for _extra, _libraries in EXTRAS.items():

@@ -720,7 +720,17 @@ def _matrix_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="run only this library (repeatable); the others are left out of the output",
+        help="run only this library (repeatable); the others are left out of the output, and "
+        "so are the framework loops unless --loop names some",
+    )
+    parser.add_argument(
+        "--loop",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this framework's agent loop over the loop scenarios (repeatable; "
+        "harness.adapters.loop.frameworks.FRAMEWORK_LOOPS); the libraries are left out unless "
+        "--library names some",
     )
     parser.add_argument(
         "--from",
@@ -734,18 +744,21 @@ def _matrix_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check",
         action="store_true",
-        help="exit 1 when a cause is not explained, or an installed library's explanation "
-        "covers no cause (the output is written all the same)",
+        help="exit 1 when a cause or a framework loop's failed run is not explained, or an "
+        "installed library's or loop's explanation covers none (the output is written all the "
+        "same)",
     )
 
 
 @command(
     "matrix",
     help="every installed consumer library against every case of the built-in driver scenarios "
-    "(a UI protocol's consumer: of the session scenarios)",
+    "(a UI protocol's consumer: of the session scenarios), and every installed framework's agent "
+    "loop against the loop scenarios",
     arguments=_matrix_arguments,
 )
 def cmd_matrix(args: argparse.Namespace) -> int:
+    from harness.loop.frameworks import choose_loops, loop_problems, run_frameworks
     from harness.matrix import (
         choose,
         document,
@@ -757,8 +770,10 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         run_libraries,
     )
 
-    if args.parts and (args.library or args.check):
-        raise UsageError("--from merges parts already run: --library and --check do not apply")
+    if args.parts and (args.library or args.loop or args.check):
+        raise UsageError(
+            "--from merges parts already run: --library, --loop and --check do not apply"
+        )
     out = output_file(args.out, what="the matrix") if args.out else None
     found: list[str] = []
     if args.parts:
@@ -772,9 +787,16 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             chosen = choose(args.library)
         except ValueError as exc:
             raise UsageError(f"--library: {exc}") from None
-        runs = run_libraries(matrix_scenarios(chosen), chosen)
-        doc = document(runs)
-        found = problems(runs) if args.check else []
+        try:
+            loops = choose_loops(args.loop)
+        except ValueError as exc:
+            raise UsageError(f"--loop: {exc}") from None
+        # naming only loops leaves the libraries out, and naming only libraries the loops
+        libraries = [] if args.loop and not args.library else chosen
+        runs = run_libraries(matrix_scenarios(libraries), libraries)
+        loop_runs = run_frameworks(loops or None) if args.loop or not args.library else None
+        doc = document(runs, loop_runs)
+        found = [*problems(runs), *loop_problems(loop_runs or ())] if args.check else []
     text = render_json(doc) if args.format == "json" else render_markdown(doc)
     if out is not None:
         write_output(out, text, what="the matrix")
@@ -788,8 +810,11 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 def _matrix_part(path: str) -> Any:
     part = _read_json(path, "a matrix part")
     entries = part.get("libraries") if isinstance(part, dict) else None
-    if not isinstance(entries, list) or not all(
-        isinstance(e, dict) and isinstance(e.get("name"), str) for e in entries
+    loops = part.get("loops", []) if isinstance(part, dict) else None
+    if not all(
+        isinstance(listed, list)
+        and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in listed)
+        for listed in (entries, loops)
     ):
         raise UsageError(
             f"{path}: not a matrix part: it should be what `harness matrix --format json` writes"
@@ -826,7 +851,7 @@ def _serve_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="F",
-        help="stall:N:SECONDS, cut:N, drop:N or split:N, chunks counted from 1 (repeatable)",
+        help="stall:N:SECONDS, cut:N, end:N, drop:N or split:N, chunks counted from 1 (repeatable)",
     )
     parser.add_argument(
         "--header",

@@ -9,6 +9,10 @@ makes, reproduced without the harness by its script in ``docs/reproductions``. A
 cases all hold shapes only gateways, proxies and other vendors' compatible servers send is a
 gateway cause, counted and listed apart from first-party ones.
 
+Agent frameworks' own loops join it (``harness.loop.frameworks``): each framework's agent, run
+unmodified against the loop scenarios in every dialect its models speak, is a ``loops`` entry of
+the document, its failed runs explained in words as the libraries' bugs are.
+
 Libraries whose pins conflict cannot share one environment: each environment writes its part
 (``--format json``), and ``--from`` merges the parts into one document (``make matrix`` runs
 every environment, see ``noxfile.py``, and writes ``docs/conformance.md`` and
@@ -29,9 +33,11 @@ from typing import Any
 from harness.adapters.libs import Library
 from harness.adapters.libs import libraries as all_libraries
 from harness.adapters.libs.explanations import Explanation, explanation_of, explanations
+from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS
 from harness.adapters.registry import resolve_adapter
+from harness.loop.frameworks import FrameworkRun, render_loops_markdown
 from harness.model.driver_run import declared_contract
-from harness.replay import cases_to_run, run_cases
+from harness.replay import DEFAULT_TIMEOUT, cases_to_run, run_cases
 from harness.replay.dialects import adapter_session_dialect
 from harness.replay.result import ScenarioResult
 from harness.results.causes import Cause, group_causes, origin
@@ -211,7 +217,7 @@ def run_libraries(
                     close()
             cases = cases_to_run(mine, adapter, quirks=quirks) if mine else []
         else:
-            codec = adapter_session_dialect(adapter)
+            codec = adapter_session_dialect(adapter, DEFAULT_TIMEOUT)
             contract = codec.name if codec is not None else "canonical"
             cases = cases_to_run(mine, adapter, variations=quirks) if mine else []
         # an exec: library's process drives case after case (a fresh one after a failed turn)
@@ -247,17 +253,42 @@ def _case_id(cause: Cause) -> str:
 # -- the document, from runs or from the parts other environments wrote -------------------------
 
 
-def document(runs: Iterable[LibraryRun]) -> dict[str, Any]:
-    return {"libraries": [run.to_json() for run in runs]}
+def document(
+    runs: Iterable[LibraryRun], loops: Iterable[FrameworkRun] | None = None
+) -> dict[str, Any]:
+    """The matrix of the libraries' runs, and of the framework loops' when some were run (None:
+    the document has no ``loops``)."""
+    doc: dict[str, Any] = {"libraries": [run.to_json() for run in runs]}
+    if loops is not None:
+        doc["loops"] = [run.to_json() for run in loops]
+    return doc
 
 
 def merge(parts: Iterable[Mapping[str, Any]], where: Sequence[str] = ()) -> dict[str, Any]:
     """One document of the parts (``document``s) that environments wrote, each library in the
     order ``libraries()`` lists them (others after, by name): an installed entry is kept over a
-    not-installed one, and a library installed in two parts must agree."""
+    not-installed one, and a library installed in two parts must agree. The framework loops
+    are merged the same way, in ``FRAMEWORK_LOOPS``' order, when a part has some."""
+    parts = list(parts)
+    entries = _gather(parts, "libraries", where)
+    for library in all_libraries():
+        entries.setdefault(library.name, LibraryRun(library, None, None, ()).to_json())
+    merged: dict[str, Any] = {"libraries": _ranked(entries, [lib.name for lib in all_libraries()])}
+    if any("loops" in part for part in parts):
+        loops = _gather(parts, "loops", where)
+        for loop in FRAMEWORK_LOOPS:
+            loops.setdefault(loop.name, FrameworkRun(loop, None, ()).to_json())
+        merged["loops"] = _ranked(loops, [loop.name for loop in FRAMEWORK_LOOPS])
+    return merged
+
+
+def _gather(
+    parts: Sequence[Mapping[str, Any]], key: str, where: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """The parts' entries under ``key`` by name, an installed one kept over a missing one."""
     entries: dict[str, dict[str, Any]] = {}
     for number, part in enumerate(parts):
-        for entry in part["libraries"]:
+        for entry in part.get(key, ()):
             name = entry["name"]
             kept = entries.get(name)
             if kept is None or kept.get("version") is None:
@@ -265,14 +296,12 @@ def merge(parts: Iterable[Mapping[str, Any]], where: Sequence[str] = ()) -> dict
             elif entry.get("version") is not None and entry != kept:
                 source = where[number] if number < len(where) else f"part {number + 1}"
                 raise ValueError(f"{source}: {name} differs from an earlier part's run of it")
-    order = {library.name: n for n, library in enumerate(all_libraries())}
-    for library in all_libraries():
-        entries.setdefault(
-            library.name,
-            LibraryRun(library, None, None, ()).to_json(),
-        )
-    ranked = sorted(entries.values(), key=lambda e: (order.get(e["name"], len(order)), e["name"]))
-    return {"libraries": ranked}
+    return entries
+
+
+def _ranked(entries: Mapping[str, dict[str, Any]], names: Sequence[str]) -> list[dict[str, Any]]:
+    order = {name: n for n, name in enumerate(names)}
+    return sorted(entries.values(), key=lambda e: (order.get(e["name"], len(order)), e["name"]))
 
 
 def render_json(doc: Mapping[str, Any]) -> str:
@@ -318,8 +347,8 @@ listed apart, under "Behind gateways and proxies".
 Agent runs that send a second request after running their tools (pydantic-ai's
 `Agent.run_stream`, the OpenAI Agents SDK's `Runner.run_streamed`) are not in this table: one
 response per case cannot carry them. They are judged over HTTP, unmodified, by `harness loop`
-against the loop scenarios (README, "Judge an unmodified agent"); their results are not in this
-document yet.
+against the loop scenarios (README, "Judge an unmodified agent"); their results are the last
+section of this document, "Agent frameworks' loops against the loop scenarios".
 """
 
 SESSION_INTRO = """\
@@ -379,6 +408,8 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         )
     for entry in sessions:
         lines += _library_section(entry)
+    if doc.get("loops"):
+        lines += render_loops_markdown(doc["loops"])
     return "\n".join(lines) + "\n"
 
 

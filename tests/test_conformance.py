@@ -173,7 +173,7 @@ def applies(adapter, scenario) -> bool:
     consumer of a UI protocol, a scenario the protocol can carry)."""
     if scenario.layer != adapter.layer:
         return False
-    dialect = adapter_session_dialect(adapter) if adapter.layer == "session" else None
+    dialect = adapter_session_dialect(adapter, 10.0) if adapter.layer == "session" else None
     if dialect is not None:
         return not isinstance(dialect_case(scenario, dialect), str)
     return (

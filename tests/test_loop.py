@@ -5,6 +5,7 @@ mutant among them is caught by the rule its bug breaks."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -154,3 +155,65 @@ def test_the_program_is_stopped_with_its_process_group(tmp_path: Path):
         time.sleep(0.05)
     else:
         pytest.fail(f"the program's child {child} outlived the run")
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "whole"), [("loop-body-cut-mid-call", False), ("loop-body-ends-mid-call", True)]
+)
+def test_a_cut_drops_the_connection_and_an_end_ends_the_body(scenario_id: str, whole: bool):
+    """``cut:N`` is served as ``harness serve`` serves it, without the terminating chunk;
+    ``end:N`` with it: a body whole to HTTP whose stream never ended."""
+    import http.client
+    import json
+    import re
+
+    from harness.standin.loop import serving_loop
+
+    scenario = next(s for s in loop_scenarios() if s.id == scenario_id)
+    with serving_loop(scenario, dialect="openai-chat", settle=0) as stand:
+        host, port = stand.url.removeprefix("http://").rsplit(":", 1)
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Begin."}]}
+        connection.request(
+            "POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json"}
+        )
+        response = connection.getresponse()
+        if whole:
+            data = response.read()
+            assert data and b"[DONE]" not in data  # the stream never ended
+            assert re.search(rb'"finish_reason": ?"', data) is None
+        else:
+            with pytest.raises(http.client.IncompleteRead):
+                response.read()
+        connection.close()
+
+
+STOPS_AT_LIMIT = """\
+import sys
+import openai
+
+client = openai.OpenAI(max_retries=0)
+messages = [{"role": "user", "content": "Begin."}]
+with client.chat.completions.stream(model="m", messages=messages) as stream:
+    for _ in stream:
+        pass
+    reason = stream.current_completion_snapshot.choices[0].finish_reason
+if reason == "length":
+    print("the model ran out of tokens: raise max_tokens and ask again")
+    sys.exit(STATUS)
+"""
+
+
+@pytest.mark.parametrize("status", [1, 0])
+def test_a_loop_may_stop_with_an_error_at_the_token_limit(tmp_path: Path, status: int):
+    """Stopping so that the user raises the limit is allowed (the complete call's result is
+    not owed then); ending with 0 there takes the cut turn for the answer."""
+    program = tmp_path / "agent.py"
+    program.write_text(STOPS_AT_LIMIT.replace("STATUS", str(status)))
+    scenario = next(s for s in loop_scenarios() if s.id == "loop-max-tokens-cut-call")
+    result = run_loop(scenario, [sys.executable, str(program)], dialect="openai-chat", timeout=60)
+    if status:
+        assert result.status == "pass", render_table([result])
+    else:
+        assert result.status == "fail"
+        assert set(result.rules_broken) == {"loop-request-count"}, render_table([result])

@@ -30,11 +30,17 @@ from harness.adapters.libs.explanations import (
     all_explanations,
     explanations,
 )
+from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS, FrameworkLoop, LoopDialect
+from harness.adapters.loop.frameworks.explanations import _REGISTERED as loop_explanations_registry
+from harness.adapters.loop.frameworks.explanations import LoopExplanation, all_loop_explanations
 from harness.adapters.process import DriverFailed, ProcessAdapter, ProcessFactory
 from harness.adapters.registry import resolve_adapter
 from harness.cli import main
 from harness.codecs.registry import dialects
 from harness.demo import render_libraries
+from harness.loop import judge
+from harness.loop.find import find_loop_scenario, loop_scenarios
+from harness.loop.frameworks import FrameworkRun, loop_problems, run_frameworks
 from harness.matrix import (
     LibraryRun,
     cause_json,
@@ -47,6 +53,8 @@ from harness.matrix import (
     run_libraries,
 )
 from harness.model.driver import TextOut
+from harness.model.loop import LoopRequest, ProgramOutcome, StreamedTurn
+from harness.rules.loop import LoopFacts
 from harness.rules.registry import RULES
 from harness.scenario import load_scenario
 from harness.scenario.cases import NONE
@@ -468,3 +476,186 @@ def test_a_ui_consumer_runs_the_session_cases_its_protocol_carries() -> None:
     assert text.index("## mutant 1.0") < text.index("## UI protocol consumers")
     assert text.index("| [ag-ui-mutant](#lib-ag-ui-mutant) |") < text.index("## ag-ui-mutant")
     assert "Session dialect: ag-ui." in text
+
+
+# -- framework loops: their runs in the document, merged and drawn ----------------------------------
+
+#: a framework loop that is "installed" wherever the harness is
+FAKE_LOOP = FrameworkLoop(
+    "fake", "Agent.fake", "fake_framework.agent", ("--api", "fake"),
+    (LoopDialect("anthropic", ("--model", "anthropic"), "harness"),),
+    "harness", "streamharness", "fake",
+)  # fmt: skip
+
+
+def _answer_request() -> LoopRequest:
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "Begin."}]}
+    return LoopRequest(1, "POST", "/v1/messages", json.dumps(body).encode(), 0)
+
+
+@pytest.fixture
+def loop_run() -> FrameworkRun:
+    """The fake loop passing the text-only scenario, and sending nothing on two-tool-cycles."""
+    text_only = find_loop_scenario("loop-text-only-answer")
+    answer = StreamedTurn(
+        "Hello! There is nothing to look up: the answer is 42.", (), (), "end_turn", False
+    )
+    passed = judge(
+        text_only,
+        LoopFacts(
+            "anthropic", (answer,), ("main",), (_answer_request(),), ProgramOutcome(0, False, 1.5)
+        ),
+    )
+    cycles = find_loop_scenario("loop-two-tool-cycles")
+    silent = LoopFacts(
+        "anthropic", (None, None, None), ("main",) * 3, (), ProgramOutcome(0, False, 2.37)
+    )
+    failed = judge(cycles, silent)
+    assert (passed.status, failed.status) == ("pass", "fail")
+    return FrameworkRun(FAKE_LOOP, "1.0 (harness 0.1)", (passed, failed))
+
+
+@pytest.fixture
+def explained_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(
+        loop_explanations_registry,
+        "fake",
+        [
+            LoopExplanation(
+                "fake", "never-asks", "It never sends a request.",
+                frozenset({"loop-two-tool-cycles"}), None, frozenset({"loop-request-count"}),
+                "harness",
+            )
+        ],
+    )  # fmt: skip
+
+
+def test_a_loop_run_is_written_without_timings_or_paths(loop_run: FrameworkRun) -> None:
+    entry = loop_run.to_json()
+    runs = entry["runs"]
+    assert [(r["scenario"], r["status"]) for r in runs] == [
+        ("loop-text-only-answer", "pass"),
+        ("loop-two-tool-cycles", "fail"),
+    ]
+    failed = runs[1]
+    assert failed["rules"] == ["loop-request-count"]
+    assert failed["explanation"] is None
+    (violation,) = failed["violations"]
+    assert violation["message"].endswith("(it exited with status 0 after N s)")
+    assert failed["reproduce"] == (
+        "python -m harness loop harness-library/loop/two-tool-cycles.yaml --dialect anthropic "
+        "-- python -m fake_framework.agent --api fake --model anthropic"
+    )
+    assert entry["unexplained"] == ["loop-two-tool-cycles[anthropic]"]
+    (problem,) = loop_problems([loop_run])
+    assert problem.startswith("fake: loop-two-tool-cycles[anthropic] failed (loop-request-count)")
+    markdown = render_markdown(document([], [loop_run]))
+    assert (
+        "#### Not explained yet" in markdown and "- `loop-two-tool-cycles[anthropic]`" in markdown
+    )
+
+
+def test_an_explained_loop_failure_is_drawn_with_its_verdict_and_evidence(
+    loop_run: FrameworkRun, explained_loop: None
+) -> None:
+    assert loop_problems([loop_run]) == []
+    entry = loop_run.to_json()
+    assert entry["bugs"] == [
+        {
+            "id": "never-asks",
+            "verdict": "harness",
+            "explanation": "It never sends a request.",
+            "runs": ["loop-two-tool-cycles[anthropic]"],
+        }
+    ]
+    markdown = render_markdown(document([], [loop_run]))
+    assert "## Agent frameworks' loops against the loop scenarios" in markdown
+    assert (
+        "| [fake](#loop-fake) | 1.0 (harness 0.1) | `Agent.fake` | 1 passed, 1 failed | 0 "
+        "| 1 (1 run) |" in markdown
+    )
+    assert "| scenario | anthropic |" in markdown
+    assert "| loop-text-only-answer | pass |" in markdown
+    assert "| loop-two-tool-cycles | **fail** (`loop-request-count`) |" in markdown
+    assert (
+        "- **never-asks** (the harness's question; `loop-two-tool-cycles[anthropic]`): "
+        "It never sends a request." in markdown
+    )
+    assert "python -m harness loop harness-library/loop/two-tool-cycles.yaml" in markdown
+    assert "`loop-request-count`, response 1: the program sent no request" in markdown
+
+
+def test_an_explanation_that_covers_no_failed_run_is_refused(
+    loop_run: FrameworkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = LoopExplanation(
+        "fake", "cut-call-run", "It runs the cut call.",
+        frozenset({"loop-max-tokens-cut-call"}), None, frozenset({"loop-no-incomplete-call"}),
+    )  # fmt: skip
+    monkeypatch.setitem(loop_explanations_registry, "fake", [other])
+    assert loop_problems([loop_run])[-1] == "fake: explanation 'cut-call-run' covers no failed run"
+
+
+def test_merge_orders_the_loops_fills_the_missing_and_keeps_a_document_without_loops() -> None:
+    first, second = FRAMEWORK_LOOPS[0].name, FRAMEWORK_LOOPS[1].name
+    ran = {"name": second, "version": "1.0", "runs": []}
+    merged = merge([{"libraries": [], "loops": [ran]}, {"libraries": []}])
+    names = [e["name"] for e in merged["loops"]]
+    assert names == [loop.name for loop in FRAMEWORK_LOOPS]
+    assert merged["loops"][1] == ran
+    missing = merged["loops"][0]
+    assert missing["name"] == first and missing["version"] is None
+    assert missing["install"].startswith("pip install")
+    assert "loops" not in merge([{"libraries": []}])  # a matrix made before the loops joined it
+    with pytest.raises(ValueError, match=f"b.json: {second} differs"):
+        merge(
+            [
+                {"libraries": [], "loops": [ran]},
+                {"libraries": [], "loops": [{**ran, "version": "2"}]},
+            ],
+            ["a", "b.json"],
+        )
+
+
+def test_a_not_installed_loop_is_listed_with_its_extra() -> None:
+    missing = FrameworkLoop(
+        "ghost-loop", "Agent.haunt", "ghost.agent", (), FAKE_LOOP.dialects,
+        "ghost_framework_not_here", "ghost", "ghost",
+    )  # fmt: skip
+    (run,) = run_frameworks([missing])
+    assert (run.installed, run.results) == (False, ())
+    markdown = render_markdown(document([], [run]))
+    assert "| ghost-loop | not installed: `pip install 'streamharness[ghost]'` |" in markdown
+
+
+def test_every_loop_explanation_names_what_exists() -> None:
+    loops = {loop.name: loop for loop in FRAMEWORK_LOOPS}
+    scenarios = {s.id for s in loop_scenarios()}
+    wrong = []
+    for e in all_loop_explanations():
+        loop = loops.get(e.loop)
+        if loop is None:
+            wrong.append(f"{e.loop}/{e.id}: no such framework loop")
+            continue
+        wrong += [f"{e.loop}/{e.id}: no loop scenario {s}" for s in e.scenarios - scenarios]
+        wrong += [
+            f"{e.loop}/{e.id}: no loop rule {r}"
+            for r in e.rules
+            if r not in RULES or RULES[r].layer != "loop"
+        ]
+        spoken = {d.dialect for d in loop.dialects}
+        wrong += [f"{e.loop}/{e.id}: it does not speak {d}" for d in (e.dialects or set()) - spoken]
+    assert not wrong
+
+
+def test_an_unknown_loop_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["matrix", "--loop", "nope"]) == 2
+    assert "--loop: no framework loop named nope" in capsys.readouterr().err
+
+
+def test_a_part_with_loops_is_read(tmp_path: Path, loop_run: FrameworkRun) -> None:
+    part = tmp_path / "part.json"
+    part.write_text(render_json(document([], [loop_run])), encoding="utf-8")
+    out = tmp_path / "merged.md"
+    assert main(["matrix", "--from", str(part), "--out", str(out)]) == 0
+    assert "| [fake](#loop-fake) |" in out.read_text(encoding="utf-8")

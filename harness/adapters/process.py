@@ -290,7 +290,8 @@ class ProcessAdapter:
             )
         if answer.get("emits_calls", EMITS_CALLS[0]) not in EMITS_CALLS:
             raise wrong("emits_calls", 'expected "per-call" or "per-message"')
-        if answer.get("reads", "chunks") not in READS:
+        reads = answer.get("reads", "chunks")
+        if not isinstance(reads, str) or reads not in READS:
             raise wrong("reads", 'expected "chunks" or "bytes"')
 
     @property
@@ -723,6 +724,14 @@ class ProcessFactory:
             command = shlex.join(self.argv)
             said = self._failure if command in self._failure else f"{command}: {self._failure}"
             raise UsageError(f"the exec: adapter cannot be used: {said}")
+
+    def declared(self, timeout: float = PROBE_SECONDS) -> dict[str, Any]:
+        """What the process says of itself in its hello, asked once (waiting ``timeout``
+        seconds at most); ``AdapterError`` when it cannot say it."""
+        declared = self._probe(timeout)
+        if self._failure is not None:
+            raise AdapterError(self._failure)
+        return declared
 
     def _probe(self, timeout: float = PROBE_SECONDS) -> dict[str, Any]:
         if self._declared is None:

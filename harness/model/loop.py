@@ -50,6 +50,13 @@ class StreamedTurn:
         return tuple(c for c in self.calls if not c.complete)
 
     @property
+    def at_limit(self) -> bool:
+        """The message stopped at the token limit (max_tokens): the loop may go on without the
+        calls the limit cut, or stop there and tell its user, who raises the limit (Anthropic's
+        stop-reason guidance for max_tokens: "raise max_tokens or continue the response")."""
+        return not self.failed and self.stop_reason == "max_tokens"
+
+    @property
     def expects_next(self) -> bool:
         """A turn that ended with calls it completed: the loop runs them and sends their
         results in its next request."""

@@ -24,13 +24,18 @@ _CASES: weakref.WeakKeyDictionary[SessionScenario, dict[str, SessionScenario | s
 _LOCK = threading.Lock()
 
 
-def adapter_session_dialect(info: AdapterInfo) -> SessionCodec | None:
+def adapter_session_dialect(info: AdapterInfo, timeout: float) -> SessionCodec | None:
     """The session codec of the dialect the adapter declares (``session_dialect``, on its class,
     on its factory function, or in an exec: process's hello), or None when it declares none (it
     is fed canonical events). An unknown dialect is a ``UsageError``."""
     # asked of the factory, never of an adapter made for the asking: making one can take as
-    # long as the replay's time limit allows, and only the replay's watchdog may wait for it
-    name = getattr(info.factory, "session_dialect", None)
+    # long as the replay's time limit allows, and only the replay's watchdog may wait for it;
+    # a process is asked for its hello within the replay's time limit
+    declared = getattr(info.factory, "declared", None)
+    if callable(declared):
+        name = declared(timeout).get("session_dialect")
+    else:
+        name = getattr(info.factory, "session_dialect", None)
     return session_codec(name) if isinstance(name, str) else None
 
 

@@ -83,7 +83,11 @@ def replay(
     # the protocol's profile (harness.codecs.session)
     dialect = None
     if isinstance(scenario, SessionScenario) and scenario.layer == "session":
-        dialect = adapter_session_dialect(info)
+        try:
+            dialect = adapter_session_dialect(info, timeout)
+        except AdapterError as exc:  # a process that cannot say hello: once is enough
+            seconds = time.perf_counter() - started
+            return ScenarioResult(scenario, info.name, "error", error=str(exc), seconds=seconds)
         if dialect is not None:
             case = dialect_case(scenario, dialect)
             if isinstance(case, str):

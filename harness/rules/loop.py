@@ -373,11 +373,15 @@ def results_sent(c: LoopFacts) -> Iterator[Finding]:
     source=(
         "scenarios/driver/truncated-arguments-max-tokens.yaml (a call cut by max_tokens is not "
         "the model's call); "
-        "anthropics/claude-quickstarts#155 (an interrupted turn's orphaned tool_use)"
+        "anthropics/claude-quickstarts#155 (an interrupted turn's orphaned tool_use); "
+        "Anthropic's stop-reason guidance (max_tokens: raise max_tokens or continue the response)"
     ),
     statement=(
         "A call whose block the stream did not complete (cut by max_tokens, or by a stream that "
-        "failed) is never run nor sent back: no request holds that call or a result for it."
+        "failed) is never run nor sent back: no request holds that call or a result for it. "
+        "Sending it back with an error for its result, so that the model mends it, is no "
+        "exception: the arguments are the limit's, not the model's, and the documented answers "
+        "to a cut are a larger limit or a continued response, not a retry prompt."
     ),
     precedence=30,
 )
@@ -562,8 +566,10 @@ def request_after_turn(c: LoopFacts) -> Iterator[Finding]:
     source="the loop's contract: a turn that ends with calls is followed by the results; no more",
     statement=(
         "After a turn that ended with calls the program sends the next request of its "
-        "conversation (a turn without calls, or a stream that failed, owes none), and it sends "
-        "no request past the scenario's responses."
+        "conversation (a turn without calls, or a stream that failed, owes none; a turn the "
+        "token limit stopped owes none when the program ends there with a non-zero status, "
+        "telling its user to raise the limit), and it sends no request past the scenario's "
+        "responses."
     ),
 )
 def request_count(c: LoopFacts) -> Iterator[Finding]:
@@ -578,13 +584,19 @@ def request_count(c: LoopFacts) -> Iterator[Finding]:
         turn = c.turns[k]
         assert turn is not None
         later = [j for j in served if j > k and c.agents[j] == c.agents[k]]
-        if turn.expects_next and not later:
+        stopped_there = turn.at_limit and _ended_with_error(c)
+        if turn.expects_next and not later and not stopped_there:
             calls = ", ".join(repr(call.id) for call in turn.completed)
             yield Finding(
                 k,
                 f"{_response_named(k)} ended with the calls {calls}, and the program sent no "
                 f"request with their results{_ending(c)}",
             )
+
+
+def _ended_with_error(c: LoopFacts) -> bool:
+    """The program ended on its own with a non-zero status."""
+    return c.outcome is not None and not c.outcome.timed_out and c.outcome.status != 0
 
 
 def _ending(c: LoopFacts) -> str:
@@ -604,7 +616,10 @@ def _ending(c: LoopFacts) -> str:
         "The program ends on its own within the time limit, with exit status 0, unless a stream "
         "failed (the server's error, a body cut short): then it either tries again (it sends "
         "another request) or ends with a non-zero status. Ending with 0 after the last response "
-        "failed takes half a turn for a whole one."
+        "failed takes half a turn for a whole one. A turn the token limit stopped (max_tokens) "
+        "may end the program with a non-zero status too: stopping so that the user raises the "
+        "limit is one of the two answers Anthropic's stop-reason guidance gives, and the Agents "
+        "SDK (Responses) and Strands stop so by design."
     ),
 )
 def program_exit(c: LoopFacts) -> Iterator[Finding]:
@@ -621,7 +636,8 @@ def program_exit(c: LoopFacts) -> Iterator[Finding]:
         )
         return
     failed = [k for k, t in enumerate(c.turns) if t is not None and t.failed]
-    if outcome.status != 0 and not failed:
+    at_limit = [k for k, t in enumerate(c.turns) if t is not None and t.at_limit]
+    if outcome.status != 0 and not failed and not at_limit:
         yield Finding(
             last,
             f"the program exited with status {outcome.status}; {sent}{_printed(outcome)}",

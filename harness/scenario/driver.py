@@ -102,7 +102,7 @@ MAX_STALL_SECONDS = 2.0
 
 
 def _transport(top: Fields) -> tuple[Fault, ...]:
-    """The transport faults of the driver's stream: ``cut:N`` and ``stall:N:SECONDS``, as
+    """The transport faults of the driver's stream: ``cut:N``, ``end:N`` and ``stall:N:SECONDS``, as
     ``harness serve --fault`` writes them."""
     if not top.has("transport"):
         return ()
@@ -111,7 +111,7 @@ def _transport(top: Fields) -> tuple[Fault, ...]:
     for i, text in enumerate(items):
         line = items.line_of(i)
         if not isinstance(text, str):
-            top.note(line, f"a transport fault is written cut:N or stall:N:SECONDS, got {text!r}")
+            top.note(line, f"a transport fault is written cut:N, end:N or stall:N:SECONDS, got {text!r}")
             continue
         try:
             fault = parse_fault(text)
@@ -121,7 +121,7 @@ def _transport(top: Fields) -> tuple[Fault, ...]:
         if not isinstance(fault, (Cut, Stall)):
             top.note(
                 line,
-                f"{text}: a driver scenario's transport faults are cut:N and stall:N:SECONDS "
+                f"{text}: a driver scenario's transport faults are cut:N, end:N and stall:N:SECONDS "
                 "(a dropped event is a 'faults' drop; where reads split is 'byte_cuts')",
             )
         elif isinstance(fault, Cut) and fault.after < 1:

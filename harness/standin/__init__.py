@@ -13,7 +13,7 @@ so a consumer in any language can be tested end to end by pointing its base URL 
         stand.requests[0].path    # "/v1/chat/completions"
 
 Faults make the transport misbehave as networks and servers do: ``stall:N:SECONDS``,
-``cut:N``, ``drop:N`` and ``split:N`` (``parse_fault``), with chunks counted from 1 as
+``cut:N``, ``end:N``, ``drop:N`` and ``split:N`` (``parse_fault``), with chunks counted from 1 as
 ``harness run`` failures count them. They apply to every streamed response.
 
 The parts: ``faults`` (the faults and the schedule of writes they make), ``programs`` (what is

@@ -1,6 +1,6 @@
 """Faults: the stand-in's transport misbehaving as networks and servers do.
 
-``stall:N:SECONDS``, ``cut:N``, ``drop:N`` and ``split:N`` (``parse_fault``, in
+``stall:N:SECONDS``, ``cut:N``, ``end:N``, ``drop:N`` and ``split:N`` (``parse_fault``, in
 ``harness.wire.faults``: driver scenarios write the same faults), with chunks counted from 1 as
 ``harness run`` failures count them. ``_schedule`` turns a streamed response's chunks and the
 faults into what the server writes, in order.
@@ -34,7 +34,8 @@ def _checked(faults: Iterable[str | Fault], longest: int) -> tuple[Fault, ...]:
 def _schedule(chunks: Sequence[bytes], faults: Sequence[Fault]) -> tuple[list[bytes | float], bool]:
     """What to write, in order (HTTP chunk bodies, and pauses in seconds), and whether the body
     ends properly."""
-    cut = min((f.after for f in faults if isinstance(f, Cut)), default=None)
+    first = min((f for f in faults if isinstance(f, Cut)), key=lambda f: f.after, default=None)
+    cut = first.after if first is not None else None
     out: list[bytes | float] = []
     for number, chunk in enumerate(chunks, start=1):
         if cut is not None and number > cut:
@@ -46,4 +47,4 @@ def _schedule(chunks: Sequence[bytes], faults: Sequence[Fault]) -> tuple[list[by
             out.extend((chunk[: len(chunk) // 2], chunk[len(chunk) // 2 :]))
         else:
             out.append(chunk)
-    return out, cut is None
+    return out, first is None or first.clean

@@ -37,7 +37,7 @@ from harness.replay.cases import fed_chunks, pick_case
 from harness.rules.loop import LoopFacts
 from harness.scenario import DriverScenario, LoopResponse, LoopScenario
 from harness.scenario.types import fields_of
-from harness.standin.faults import Fault, Stall
+from harness.standin.faults import Cut, Fault, Stall
 from harness.standin.http import ReceivedRequest, _Response, _Server
 
 __all__ = [
@@ -182,7 +182,9 @@ class _LoopProgram:
             response.turn, told=told, signatures=_signatures(response.turn, dialect, quirks)
         )
         ended = self.ended[k] = threading.Event()
-        faults: list[Fault] = [f for f in response.transport if isinstance(f, Stall)]
+        # the chunks stop at a cut already; the cut itself says how the body ends (a dropped
+        # connection, or a terminating chunk after a stream that never ended)
+        faults: list[Fault] = [f for f in response.transport if isinstance(f, (Stall, Cut))]
         faults += [Stall(n, self.settle) for n in _final_chunks(chunks, response.turn)]
         media = getattr(codec, "content_type", SSE)
         headers: list[tuple[str, str]] = [("Content-Type", media)]

@@ -1,8 +1,8 @@
 """Transport faults: a stream's transport misbehaving as networks and servers do, written as
 ``harness serve`` and driver scenarios (``transport:``) both write them.
 
-``stall:N:SECONDS``, ``cut:N``, ``drop:N`` and ``split:N`` (``parse_fault``), with chunks
-counted from 1 as ``harness run`` failures count them.
+``stall:N:SECONDS``, ``cut:N``, ``end:N``, ``drop:N`` and ``split:N`` (``parse_fault``), with
+chunks counted from 1 as ``harness run`` failures count them.
 """
 
 from __future__ import annotations
@@ -42,16 +42,20 @@ class Stall:
 
 @dataclass(frozen=True, slots=True)
 class Cut:
-    """Close the connection after ``after`` chunks, without the terminating zero-length chunk:
-    the client sees a truncated body."""
+    """The body stops after ``after`` chunks, before the stream's own end. ``cut:N`` closes the
+    connection without the terminating zero-length chunk (the client's HTTP library sees a
+    truncated body); ``end:N`` (``clean``) sends the terminating chunk, as a proxy that lost its
+    upstream may: the body is whole to HTTP, and only the stream's missing end event tells.
+    A consumer reading the chunks in process sees the same chunks end either way."""
 
     after: int
+    clean: bool = False
 
     def __post_init__(self) -> None:
         _number(self.after, "a cut's chunk count", 0)
 
     def __str__(self) -> str:
-        return f"cut:{self.after}"
+        return f"{'end' if self.clean else 'cut'}:{self.after}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +85,13 @@ class Split:
 
 
 Fault: TypeAlias = Stall | Cut | Drop | Split
-FORMS = {"stall": "stall:N:SECONDS", "cut": "cut:N", "drop": "drop:N", "split": "split:N"}
+FORMS = {
+    "stall": "stall:N:SECONDS",
+    "cut": "cut:N",
+    "end": "end:N",
+    "drop": "drop:N",
+    "split": "split:N",
+}
 
 
 def parse_fault(text: str) -> Fault:
@@ -102,4 +112,6 @@ def parse_fault(text: str) -> Fault:
             return Stall(chunk, float(args[1]))
     except ValueError:
         raise UsageError(f"fault {text!r} should be written {form}, with numbers") from None
-    return Cut(chunk) if kind == "cut" else Drop(chunk) if kind == "drop" else Split(chunk)
+    if kind in ("cut", "end"):
+        return Cut(chunk, clean=kind == "end")
+    return Drop(chunk) if kind == "drop" else Split(chunk)

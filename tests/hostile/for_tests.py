@@ -24,11 +24,12 @@ from hypothesis import HealthCheck, settings
 
 from harness._errors import HarnessError, ScenarioError, UsageError, WireError
 from harness.cli import main
-from tests.budgets import examples
+from tests.budgets import examples, within
 
 ROOT = Path(__file__).resolve().parents[2]
-#: the worst time one input may take on a loaded CI machine
-TIME_LIMIT = 20.0
+#: the issue's bound for one input on an idle machine (the README's figures are measured against
+#: it); a test stops only a hang, so it allows a loaded machine's slowness on top (``within``)
+TIME_LIMIT = within(20.0)
 MEASURE_MEMORY = os.environ.get("HARNESS_HOSTILE_MEMORY") == "1"
 
 #: bounded for CI: a few seconds a test

@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.adapters.loop import LOOPS
+from harness.loop.run import run_loop
 from harness.replay import replay
-from harness.scenario import DriverScenario, load_scenario
+from harness.scenario import DriverScenario, LoopScenario, load_scenario
 from harness.wire import read_cassette
 from harness.wire.recordings import recorded_responses
 from tests.hostile.for_tests import FUZZ, ROOT, outcome, run_cli, write
@@ -99,6 +101,13 @@ def mutate(data: bytes, edits: list[tuple[float, str, bytes]]) -> bytes:
 def verdict(path: Path) -> object:
     """Load the mutated scenario; if it loads, replay it through its reference adapter."""
     scenario = load_scenario(path)
+    if isinstance(scenario, LoopScenario):
+        # served to the reference loop of its first dialect, as harness loop serves it
+        dialect = scenario.dialects[0] if scenario.dialects else "openai-chat"
+        program = LOOPS.get(f"loop-{dialect}-reference", LOOPS["loop-openai-chat-reference"])
+        looped = run_loop(scenario, program.command(), timeout=20)
+        assert looped.status in ("pass", "fail", "error", "skip"), looped.status
+        return looped
     if isinstance(scenario, DriverScenario):
         dialect = (scenario.dialects or ("openai-chat",))[0]
         adapter = f"driver-{dialect}-reference"

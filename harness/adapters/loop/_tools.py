@@ -17,6 +17,37 @@ DELEGATE = "delegate"
 #: how many turns a loop takes at most before giving up (a guard against a loop without end)
 MAX_TURNS = 50
 
+#: the tools the loop scenarios call, each with its parameters: what a framework's loop
+#: registers (every parameter a string, none required, others allowed, so that no framework
+#: turns a call down for its schema's sake)
+TOOLS: dict[str, tuple[str, ...]] = {
+    "read_file": ("path",),
+    "write_file": ("path", "text"),
+    "get_weather": ("city",),
+    "get_time": ("city", "format"),
+    DELEGATE: ("task",),
+}
+
+
+def tool_schema(name: str) -> dict[str, Any]:
+    """The permissive JSON schema of a tool's arguments."""
+    return {
+        "type": "object",
+        "properties": {p: {"type": "string"} for p in TOOLS[name]},
+        "additionalProperties": True,
+    }
+
+
+def tool_description(name: str) -> str:
+    if name == DELEGATE:
+        return "Give a task to a sub-agent, which works on it in a conversation of its own."
+    return f"The {name.replace('_', ' ')} tool (a test double: it echoes its arguments)."
+
+
+def echo(arguments: Any) -> str:
+    """What every tool but ``delegate`` answers: its arguments, as JSON."""
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+
 
 def arguments(argv: Sequence[str] | None, *, apis: Sequence[str] = ()) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
@@ -33,7 +64,7 @@ def run_tool(name: str, arguments: Any, sub_agent: Callable[[str], str]) -> str:
     final text; any other tool echoes its arguments as JSON."""
     if name == DELEGATE and isinstance(arguments, dict):
         return sub_agent(str(arguments.get("task", "")))
-    return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    return echo(arguments)
 
 
 def parsed(text: str) -> Any:

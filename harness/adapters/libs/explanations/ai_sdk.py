@@ -28,7 +28,9 @@ explain(
     """Lines that end with a lone CR (an SSE line end, as some gateways write them) lose the
     body's last event: eventsource-parser waits after a CR at the end of what it was fed for an
     LF that may follow, and its EventSourceParserStream has no flush, so at the end of the body
-    the CR that makes the blank line is never taken as one. Gemini's last event holds the
+    the CR that makes the blank line is never taken as one. The event is terminated (a CR not
+    followed by LF ends a line, and the body ends there), so this is not the unterminated last
+    event the WHATWG parser discards at the end of a stream. Gemini's last event holds the
     function call and finishReason, Anthropic's and OpenAI's the server's error: the user loses
     the call, or gets a finish part (finishReason 'other') instead of the error. No upstream
     report found (rexxars/eventsource-parser#17 is a CRLF cut between two chunks).""",

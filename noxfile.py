@@ -7,8 +7,11 @@ libraries gets an environment of its own: ``nox -s "lib-EXTRA"`` installs ``.[te
 driver scenarios, and every framework loop of that extra over the loop scenarios, into
 ``build/matrix/EXTRA.json`` (failing on a cause or a failed run no explanation covers, or an
 explanation that covers none), and runs the library tests there: the adapters' own and
-each explanation's reproduction. ``nox -s merge`` then writes ``docs/conformance.md`` and
-``docs/conformance.json`` from the parts; ``nox`` alone runs every environment, then the merge.
+each explanation's reproduction. The Node.js libraries (the extra ``node``) install with
+``npm ci`` into their folders (``js/libs/GROUP``, and ``examples/ui-consumers`` for the UI
+protocols' consumers, each pinned by its package-lock.json) beside ``.[test]``. ``nox -s
+merge`` then writes ``docs/conformance.md`` and ``docs/conformance.json`` from the parts;
+``nox`` alone runs every environment, then the merge.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import nox
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # this checkout's table of libraries, whatever harness nox has
-from harness.adapters.libs import LIBRARIES  # noqa: E402
+from harness.adapters.libs import LIBRARIES, Library  # noqa: E402
 from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS  # noqa: E402
 
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -30,10 +33,9 @@ nox.options.error_on_missing_interpreters = True
 PARTS = ROOT / "build" / "matrix"
 
 #: extra -> the libraries it installs, in the matrix's order
-EXTRAS: dict[str, list[str]] = {}
+EXTRAS: dict[str, list[Library]] = {}
 for _library in LIBRARIES:
-    if _library.runtime == "python":
-        EXTRAS.setdefault(_library.extra, []).append(_library.name)
+    EXTRAS.setdefault(_library.extra, []).append(_library)
 
 #: extra -> the framework loops it installs, in the matrix's order
 LOOPS: dict[str, list[str]] = {}
@@ -43,10 +45,16 @@ for _loop in FRAMEWORK_LOOPS:
 nox.options.sessions = [*(f"lib-{extra}" for extra in EXTRAS), "merge"]
 
 
-def _library_session(extra: str, names: list[str]) -> None:
+def _library_session(extra: str, libraries: list[Library]) -> None:
+    names = [library.name for library in libraries]
+    node = [library for library in libraries if library.runtime == "node"]
+
     @nox.session(name=f"lib-{extra}")
     def run(session: nox.Session) -> None:
-        session.install("-e", f".[test,{extra}]")
+        # an extra of Node.js libraries only is no extra of the Python package
+        session.install("-e", ".[test]" if len(node) == len(libraries) else f".[test,{extra}]")
+        for folder in dict.fromkeys(library.folder or "." for library in node):
+            session.run("npm", "ci", "--prefix", folder, "--no-audit", "--no-fund", external=True)
         PARTS.mkdir(parents=True, exist_ok=True)
         part = PARTS / f"{extra}.json"
         part.unlink(missing_ok=True)  # a failed run leaves no stale part behind
@@ -63,8 +71,8 @@ def _library_session(extra: str, names: list[str]) -> None:
     run.__doc__ = f"{', '.join(names)}{loops}: the matrix part and the library tests"
 
 
-for _extra, _names in EXTRAS.items():
-    _library_session(_extra, _names)
+for _extra, _libraries in EXTRAS.items():
+    _library_session(_extra, _libraries)
 
 
 @nox.session(python=False)

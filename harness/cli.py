@@ -752,8 +752,9 @@ def _matrix_arguments(parser: argparse.ArgumentParser) -> None:
 
 @command(
     "matrix",
-    help="every installed consumer library against every case of the built-in driver scenarios, "
-    "and every installed framework's agent loop against the loop scenarios",
+    help="every installed consumer library against every case of the built-in driver scenarios "
+    "(a UI protocol's consumer: of the session scenarios), and every installed framework's agent "
+    "loop against the loop scenarios",
     arguments=_matrix_arguments,
 )
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -761,7 +762,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     from harness.matrix import (
         choose,
         document,
-        driver_scenarios,
+        matrix_scenarios,
         merge,
         problems,
         render_json,
@@ -791,7 +792,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(f"--loop: {exc}") from None
         # naming only loops leaves the libraries out, and naming only libraries the loops
-        runs = run_libraries(driver_scenarios(), [] if args.loop and not args.library else chosen)
+        libraries = [] if args.loop and not args.library else chosen
+        runs = run_libraries(matrix_scenarios(libraries), libraries)
         loop_runs = run_frameworks(loops or None) if args.loop or not args.library else None
         doc = document(runs, loop_runs)
         found = [*problems(runs), *loop_problems(loop_runs or ())] if args.check else []

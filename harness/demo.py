@@ -221,4 +221,4 @@ def render_libraries(scenarios: Sequence[Scenario]) -> str | None:
 
     if not any(s.layer == "driver" for s in scenarios):
         return None
-    return render_summary(run_libraries(scenarios, quirks=NONE))
+    return render_summary(run_libraries(scenarios, quirks=NONE, layer="driver"))

@@ -1,12 +1,13 @@
 """Real consumer libraries against the built-in driver scenarios: ``harness matrix``.
 
 Runs the adapter of each installed library in ``harness.adapters.libs.libraries()`` over every
-quirk case of the driver scenarios in its dialect, groups the failures into root causes
-(``harness.results.causes``) and the causes into bugs: each bug is one written explanation
-(``harness.adapters.libs.explanations``) covering the causes it makes, reproduced without the
-harness by its script in ``docs/reproductions``. A cause whose cases all hold shapes only
-gateways, proxies and other vendors' compatible servers send is a gateway cause, counted and
-listed apart from first-party ones.
+quirk case of the driver scenarios in its dialect (a UI protocol's consumer, ``layer``
+"session", over every variation of the session scenarios its session dialect carries), groups
+the failures into root causes (``harness.results.causes``) and the causes into bugs: each bug
+is one written explanation (``harness.adapters.libs.explanations``) covering the causes it
+makes, reproduced without the harness by its script in ``docs/reproductions``. A cause whose
+cases all hold shapes only gateways, proxies and other vendors' compatible servers send is a
+gateway cause, counted and listed apart from first-party ones.
 
 Agent frameworks' own loops join it (``harness.loop.frameworks``): each framework's agent, run
 unmodified against the loop scenarios in every dialect its models speak, is a ``loops`` entry of
@@ -21,6 +22,7 @@ committed and diffed when a library's behaviour, or a rule, changes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -28,20 +30,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.adapters.libs import Library, install_hint
+from harness.adapters.libs import Library
 from harness.adapters.libs import libraries as all_libraries
 from harness.adapters.libs.explanations import Explanation, explanation_of, explanations
 from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS
 from harness.adapters.registry import resolve_adapter
 from harness.loop.frameworks import FrameworkRun, render_loops_markdown
 from harness.model.driver_run import declared_contract
-from harness.replay import cases_to_run, run_cases
+from harness.replay import DEFAULT_TIMEOUT, cases_to_run, run_cases
+from harness.replay.dialects import adapter_session_dialect
 from harness.replay.result import ScenarioResult
 from harness.results.causes import Cause, group_causes, origin
 from harness.scenario import Scenario
 from harness.scenario.cases import ALL, Selection
 
 ORIGINS = ("first-party", "gateway")
+#: the layers of the matrix's libraries, in the document's order
+LAYERS = ("driver", "session")
 STATUSES = ("pass", "fail", "error", "skip")
 
 
@@ -85,7 +90,8 @@ class LibraryRun:
     library: Library
     #: None when the library is not installed
     version: str | None
-    #: "per-call" or "per-message", as the adapter declares (``emits_calls``)
+    #: "per-call" or "per-message", as the adapter declares (``emits_calls``); a session
+    #: library's: its session dialect
     contract: str | None
     results: tuple[ScenarioResult, ...]
 
@@ -133,10 +139,11 @@ class LibraryRun:
             "adapter": self.library.adapter,
             "runtime": self.library.runtime,
             "extra": self.library.extra,
+            "layer": self.library.layer,
             "contract": self.contract,
         }
         if not self.installed:
-            entry["install"] = install_hint(self.library.extra)
+            entry["install"] = self.library.install_hint()
             return entry
         bugs, unexplained = self.bugs()
         entry["cases"] = self.case_counts()
@@ -145,15 +152,28 @@ class LibraryRun:
         return entry
 
 
-def driver_scenarios() -> list[Scenario]:
-    """The built-in driver scenarios."""
+def builtin_scenarios(layer: str) -> list[Scenario]:
+    """The built-in scenarios of ``layer``."""
     from harness.library import library_path
     from harness.scenario import load_all
 
-    scenarios, problems = load_all([str(library_path() / "driver")])
+    scenarios, problems = load_all([str(library_path() / layer)])
     if problems:  # the built-in library is checked by its tests: this is a broken install
-        raise RuntimeError(f"the built-in driver scenarios do not load: {problems[0]}")
+        raise RuntimeError(f"the built-in {layer} scenarios do not load: {problems[0]}")
     return scenarios
+
+
+def driver_scenarios() -> list[Scenario]:
+    """The built-in driver scenarios."""
+    return builtin_scenarios("driver")
+
+
+def matrix_scenarios(libraries: Sequence[Library] | None = None) -> list[Scenario]:
+    """The built-in scenarios of the layers ``libraries`` (default: all) implement."""
+    chosen = all_libraries() if libraries is None else libraries
+    layers = {library.layer for library in chosen}
+    found = driver_scenarios() if "driver" in layers else []
+    return found + (builtin_scenarios("session") if "session" in layers else [])
 
 
 def choose(names: Sequence[str]) -> list[Library] | None:
@@ -170,21 +190,40 @@ def run_libraries(
     libraries: Sequence[Library] | None = None,
     *,
     quirks: Selection = ALL,
+    layer: str | None = None,
 ) -> list[LibraryRun]:
     """Every installed library's adapter (default: ``libraries()``, the bundled ones and those
-    of the entry-point group ``streamharness.adapters``) over the cases of the driver scenarios
-    among ``scenarios`` that ``quirks`` selects (every quirk case, by default)."""
-    driver = [s for s in scenarios if s.layer == "driver"]
+    of the entry-point group ``streamharness.adapters``) over the cases of the scenarios of its
+    layer among ``scenarios`` that ``quirks`` selects (every quirk case of a driver scenario,
+    every variation of a session scenario, by default). ``layer``: only the libraries of that
+    layer."""
     runs = []
     for library in all_libraries() if libraries is None else libraries:
+        if layer is not None and library.layer != layer:
+            continue
         version = library.version()
         if version is None:
             runs.append(LibraryRun(library, None, None, ()))
             continue
         adapter = resolve_adapter(library.adapter)
-        contract = str(declared_contract(adapter.factory()))
-        cases = cases_to_run(driver, adapter, quirks=quirks) if driver else []
-        results = tuple(r.slim() for r in run_cases(cases, adapter))
+        mine = [s for s in scenarios if s.layer == library.layer]
+        if library.layer == "driver":
+            asked = adapter.factory()
+            try:
+                contract = str(declared_contract(asked))
+            finally:  # an exec: library's process, which would wait for the harness to exit
+                close = getattr(asked, "close", None)
+                if callable(close):
+                    close()
+            cases = cases_to_run(mine, adapter, quirks=quirks) if mine else []
+        else:
+            codec = adapter_session_dialect(adapter, DEFAULT_TIMEOUT)
+            contract = codec.name if codec is not None else "canonical"
+            cases = cases_to_run(mine, adapter, variations=quirks) if mine else []
+        # an exec: library's process drives case after case (a fresh one after a failed turn)
+        reusing = getattr(adapter.factory, "reusing", contextlib.nullcontext)
+        with reusing():
+            results = tuple(r.slim() for r in run_cases(cases, adapter))
         runs.append(LibraryRun(library, version, contract, results))
     return runs
 
@@ -312,9 +351,22 @@ against the loop scenarios (README, "Judge an unmodified agent"); their results 
 section of this document, "Agent frameworks' loops against the loop scenarios".
 """
 
+SESSION_INTRO = """\
+The consumers of UI protocols, fed each session scenario (and each of its variations) as the
+protocol carries it (docs/ui-protocols.md), each through its own reducer; a case the protocol
+cannot carry is skipped and only counted. What the rules mean in each protocol is its rule
+profile; a failure is a bug of the consumer reproduced with it alone, or, where the profile
+asks more than the consumer's own contract (a candidate rule), the bug says so.
+"""
+
+
+def _layer(entry: Mapping[str, Any]) -> str:
+    return str(entry.get("layer", "driver"))
+
 
 def render_markdown(doc: Mapping[str, Any]) -> str:
-    entries = doc["libraries"]
+    entries = [e for e in doc["libraries"] if _layer(e) == "driver"]
+    sessions = [e for e in doc["libraries"] if _layer(e) == "session"]
     lines = [
         "# Real consumer libraries against the driver scenarios",
         "",
@@ -336,6 +388,26 @@ def render_markdown(doc: Mapping[str, Any]) -> str:
         )
     for entry in entries:
         lines += _library_section(entry)
+    if sessions:
+        lines += [
+            "",
+            "## UI protocol consumers against the session scenarios",
+            "",
+            SESSION_INTRO,
+            "| consumer | version | session dialect | cases | bugs |",
+            "|---|---|---|---|---|",
+        ]
+    for entry in sessions:
+        name = entry["name"]
+        if entry.get("version") is None:
+            lines.append(f"| {name} | not installed: `{entry['install']}` | | | |")
+            continue
+        lines.append(
+            f"| [{name}](#{_anchor(name)}) | {entry['version']} | {entry['contract']} "
+            f"| {_case_text(entry)} | {_bug_count(entry.get('bugs', []))} |"
+        )
+    for entry in sessions:
+        lines += _library_section(entry)
     if doc.get("loops"):
         lines += render_loops_markdown(doc["loops"])
     return "\n".join(lines) + "\n"
@@ -351,10 +423,14 @@ def _library_section(entry: Mapping[str, Any]) -> list[str]:
     lines += ["", f"Adapter `{entry['adapter']}`."]
     if entry.get("version") is None:
         return [*lines, f"Not installed when the matrix was made: `{entry['install']}`."]
-    lines[-1] += f" Contract: {entry['contract']}. {_case_text(entry)}."
+    said = "Session dialect" if _layer(entry) == "session" else "Contract"
+    lines[-1] += f" {said}: {entry['contract']}. {_case_text(entry)}."
     first, behind = _bugs(entry, "first-party"), _bugs(entry, "gateway")
     if not first:
-        lines += ["", "No bug on what first-party servers send."]
+        none = (
+            "No bug." if _layer(entry) == "session" else "No bug on what first-party servers send."
+        )
+        lines += ["", none]
     lines += _bug_lines(first)
     if behind:
         lines += ["", "### Behind gateways and proxies", ""]
@@ -424,5 +500,5 @@ def render_summary(runs: Sequence[LibraryRun]) -> str:
                 f"{failed - behind} failed{gateway}, {_cases(entry, 'skip')} skipped"
             )
         else:
-            lines.append(f"  {name}  not installed: {install_hint(run.library.extra)}")
+            lines.append(f"  {name}  not installed: {run.library.install_hint()}")
     return "\n".join(lines)

@@ -234,3 +234,61 @@ def test_harness_run_replays_a_driver_on_the_helper(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"\b[1-9]\d* passed, 0 failed, 0 errors", done.stdout), done.stdout
+
+
+#: the stand-in stores the UI reducers of docs/ADAPTERS.md import: each keeps the messages the
+#: protocol's events start, enough to show the events reach it and the view comes back
+STAND_INS = {
+    "my-store.js": """export function createStore() {
+  return {
+    messages: [],
+    dispatch(event) {
+      if (event.type === 'TEXT_MESSAGE_START') this.messages.push({ id: event.messageId, role: event.role });
+    },
+  };
+}
+""",
+    "my-chat-store.js": """export function createChatStore() {
+  return {
+    messages: [],
+    apply(chunk) {
+      if (chunk.type === 'start') this.messages.push({ id: chunk.messageId, role: 'assistant', parts: [] });
+    },
+  };
+}
+""",
+}
+
+
+def ui_reducers() -> dict[str, str]:
+    """The JavaScript UI reducers docs/ADAPTERS.md shows: file name -> its code."""
+    doc = (ROOT / "docs" / "ADAPTERS.md").read_text(encoding="utf-8")
+    section = doc.split("#### A reducer in JavaScript, with the Node helper", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    blocks = re.findall(r"```js\n(.*?)```", section, re.S)
+    return {re.match(r"// (\S+\.mjs):", code).group(1): code for code in blocks}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("name", "dialect"), [("ag-ui-reducer.mjs", "ag-ui"), ("ui-message-reducer.mjs", "ai-sdk-ui")]
+)
+def test_the_ui_reducers_in_the_adapters_doc_run_as_shown(
+    tmp_path: Path, name: str, dialect: str
+) -> None:
+    """Each is under 30 lines, and, with a stand-in store, is a session adapter of its dialect
+    that the harness feeds and asks for its view (no error; the stand-in shows too little to
+    pass)."""
+    code = ui_reducers()[name]
+    assert len(code.splitlines()) < 30
+    (tmp_path / name).write_text(code, encoding="utf-8")
+    for store, text in STAND_INS.items():
+        (tmp_path / store).write_text(text, encoding="utf-8")
+    modules = tmp_path / "node_modules"
+    modules.mkdir()
+    (modules / "streamharness").symlink_to(HELPER, target_is_directory=True)
+    info = resolve_adapter(node(tmp_path / name))
+    assert getattr(info.factory, "session_dialect", None) == dialect
+    scenario = load_scenario(ROOT / "scenarios" / "session" / "tool-first-turn.yaml")
+    result = replay(scenario, info, timeout=within(30))
+    assert result.status == "fail", result.error
+    assert result.observation

@@ -9,13 +9,18 @@ the library did in harness/adapters/libs/explanations/ and its script in docs/re
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import harness.adapters.libs
 import harness.matrix
 from harness.adapters.libs import LIBRARIES, Library, libraries
 from harness.adapters.libs.explanations import (
@@ -28,6 +33,8 @@ from harness.adapters.libs.explanations import (
 from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS, FrameworkLoop, LoopDialect
 from harness.adapters.loop.frameworks.explanations import _REGISTERED as loop_explanations_registry
 from harness.adapters.loop.frameworks.explanations import LoopExplanation, all_loop_explanations
+from harness.adapters.process import DriverFailed, ProcessAdapter, ProcessFactory
+from harness.adapters.registry import resolve_adapter
 from harness.cli import main
 from harness.codecs.registry import dialects
 from harness.demo import render_libraries
@@ -45,10 +52,13 @@ from harness.matrix import (
     render_summary,
     run_libraries,
 )
+from harness.model.driver import TextOut
 from harness.model.loop import LoopRequest, ProgramOutcome, StreamedTurn
 from harness.rules.loop import LoopFacts
 from harness.rules.registry import RULES
 from harness.scenario import load_scenario
+from harness.scenario.cases import NONE
+from harness.scenario.variations import VARIATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DRIVER = ROOT / "scenarios" / "driver"
@@ -62,6 +72,17 @@ GHOST = Library(
 #: a "library" with one known bug: a bundled driver mutant that emits text after its calls
 MUTANT = Library(
     "mutant", "driver-mutant-anthropic-text-after-calls", ("harness",), ("streamharness",)
+)
+#: a Node.js library in a folder of its own: the Node helper's example driver over its stand-in
+#: for openai-node, the helper's package resolving from its own folder
+NODE = Library(
+    "node-example",
+    "exec:node js/streamharness/examples/openai-chat.mjs",
+    ("streamharness",),
+    ("streamharness",),
+    extra="node",
+    runtime="node",
+    folder="js/streamharness",
 )
 #: the scenario that shows the mutant's bug, and one it passes
 SHOWS = "text-before-tool-call"
@@ -100,6 +121,7 @@ def test_a_library_that_is_not_installed_is_listed_with_its_extra() -> None:
                 "adapter": "ghost_lib.adapter:make_adapter",
                 "runtime": "python",
                 "extra": "ghost",
+                "layer": "driver",
                 "contract": None,
                 "install": "pip install 'streamharness[ghost]'",
             }
@@ -108,6 +130,45 @@ def test_a_library_that_is_not_installed_is_listed_with_its_extra() -> None:
     assert "not installed: pip install 'streamharness[ghost]'" in render_summary([run])
     markdown = render_markdown(document([run]))
     assert "| ghost | not installed: `pip install 'streamharness[ghost]'` |" in markdown
+
+
+def need_node() -> None:
+    if shutil.which("node") is None and not os.environ.get("CI"):
+        pytest.skip("node is not installed (CI installs it)")
+
+
+def test_a_node_library_resolves_its_packages_from_its_folder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    need_node()
+    monkeypatch.chdir(ROOT)  # its folder is relative to the project root
+    helper = json.loads((ROOT / "js" / "streamharness" / "package.json").read_text())
+    assert NODE.installed() and NODE.version() == helper["version"]
+    # the project root has no node_modules, and is no package of that name
+    assert not dataclasses.replace(NODE, folder=None).installed()
+    absent = dataclasses.replace(NODE, folder="js/libs/absent")
+    assert not absent.installed() and absent.version() is None
+
+
+def test_a_node_library_runs_from_the_project_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    need_node()
+    monkeypatch.chdir(ROOT)  # where its adapter command's path starts
+    (run,) = run_libraries(scenarios(PASSES), [NODE], quirks=NONE)
+    assert run.version is not None and run.contract == "per-message"
+    assert [r.status for r in run.results] == ["pass"]
+
+
+def test_a_node_library_is_installed_with_npm_and_reproduced_by_node_scripts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    absent = dataclasses.replace(NODE, name="absent", folder="js/libs/absent")
+    assert absent.install_hint() == "npm ci --prefix js/libs/absent"
+    (record,) = document([LibraryRun(absent, None, None, ())])["libraries"]
+    assert record["install"] == "npm ci --prefix js/libs/absent"
+    monkeypatch.setattr(harness.adapters.libs, "LIBRARIES", (*LIBRARIES, NODE))
+    bug = Explanation(library="node-example", id="a-bug", text="t")
+    assert bug.reproduction.as_posix() == "docs/reproductions/node-example/a-bug.mjs"
+    assert dataclasses.replace(bug, library="mutant").reproduction.suffix == ".py"
 
 
 def test_the_matrix_runs_every_quirk_case(mutant_run: LibraryRun) -> None:
@@ -203,17 +264,27 @@ def test_what_an_explanation_covers(
 
 def test_every_explanation_names_what_exists() -> None:
     names = {library.name: library for library in libraries()}
-    known_scenarios = {path.stem for path in DRIVER.glob("*.yaml")}
-    quirks = {q for codec in dialects().values() for q in codec.quirks}
+    # a driver library's causes are brought out by quirks, a session library's by variations
+    known_scenarios = {
+        layer: {path.stem for path in (ROOT / "scenarios" / layer).glob("*.yaml")}
+        for layer in ("driver", "session")
+    }
+    quirks = {
+        "driver": {q for codec in dialects().values() for q in codec.quirks},
+        "session": set(VARIATIONS),
+    }
     wrong = []
     for e in all_explanations():
         if e.library not in names:
             wrong.append(f"{e.library}/{e.id}: no such library")
+            continue
+        layer = names[e.library].layer
         wrong += [
-            f"{e.library}/{e.id}: no scenario {s}" for s in (e.scenarios or set()) - known_scenarios
+            f"{e.library}/{e.id}: no {layer} scenario {s}"
+            for s in (e.scenarios or set()) - known_scenarios[layer]
         ]
         wrong += [f"{e.library}/{e.id}: no rule {r}" for r in (e.rules or ()) if r not in RULES]
-        wrong += [f"{e.library}/{e.id}: no quirk {q}" for q in (e.quirks or set()) - quirks]
+        wrong += [f"{e.library}/{e.id}: no quirk {q}" for q in (e.quirks or set()) - quirks[layer]]
     assert not wrong
 
 
@@ -230,7 +301,7 @@ def test_the_json_document_and_the_check(
     assert captured.err.startswith(f"matrix: mutant: cause {SHOWS}:")
     (entry,) = json.loads(captured.out)["libraries"]
     assert set(entry) == {
-        "name", "version", "adapter", "runtime", "extra", "contract", "cases", "bugs",
+        "name", "version", "adapter", "runtime", "extra", "layer", "contract", "cases", "bugs",
         "unexplained",
     }  # fmt: skip
     assert entry["cases"]["first-party"]["fail"] + entry["cases"]["gateway"]["fail"] > 0
@@ -330,6 +401,81 @@ def test_ids_a_library_makes_up_are_masked(mutant_run: LibraryRun) -> None:
     )
     record = cause_json(dataclasses.replace(cause, violation=made_up))
     assert record["message"] == "call 'pyd_ai_<made-up>' and '<made-up>' beside call_1"
+
+
+def test_an_exec_library_drives_case_after_case_in_one_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The matrix keeps a driver process whose turn ended with done for the next case (its
+    start is most of a Node.js library's time); one killed or mid-turn is never kept."""
+    need_node()
+    monkeypatch.chdir(ROOT)
+    adapters: list[ProcessAdapter] = []
+    made = ProcessFactory.__call__
+
+    def recording(self: ProcessFactory) -> ProcessAdapter:
+        adapter = made(self)
+        adapters.append(adapter)
+        return adapter
+
+    monkeypatch.setattr(ProcessFactory, "__call__", recording)
+    (run,) = run_libraries(scenarios(PASSES, SHOWS, PASSES), [NODE], quirks=NONE)
+    assert [r.status for r in run.results] == ["pass", "pass", "pass"]
+    # the probe's and the contract's processes came first
+    assert len({a.process.pid for a in adapters[-3:]}) == 1
+    assert all(a.process.poll() is not None for a in adapters)  # none left waiting
+
+    factory = resolve_adapter(NODE.adapter).factory
+    assert isinstance(factory, ProcessFactory)
+    with factory.reusing():
+        first = factory()
+        with contextlib.suppress(DriverFailed):
+            list(first.drive(iter(())))  # a turn that ends with done (an error is a done too)
+        first.close()
+        assert factory() is first
+        text = 'data: {"choices": [{"index": 0, "delta": {"content": "a"}}]}\n\n'
+        turn = first.drive(itertools.repeat(text))
+        assert isinstance(next(turn), TextOut)  # and left there, mid-turn: not kept
+        first.close()
+        fresh = factory()
+        assert fresh is not first and first.process.poll() is not None
+        fresh.kill()
+        fresh.close()
+        assert factory() is not fresh
+    assert first.process.poll() is not None and fresh.process.poll() is not None
+
+
+#: a UI protocol's "consumer" with one known bug: the AG-UI mutant that shows a result delivered
+#: twice as two tool messages
+SESSION_MUTANT = Library(
+    "ag-ui-mutant",
+    "session-mutant-ag-ui-result-appended-again",
+    ("harness",),
+    ("streamharness",),
+    layer="session",
+)
+
+
+def test_a_ui_consumer_runs_the_session_cases_its_protocol_carries() -> None:
+    written = [
+        load_scenario(ROOT / "scenarios" / "session" / f"{name}.yaml")
+        for name in ("duplicate-completion", "tool-first-turn")
+    ]
+    (run,) = run_libraries([*scenarios(PASSES), *written], [SESSION_MUTANT], quirks=NONE)
+    assert run.contract == "ag-ui"
+    assert [(r.scenario.id, r.status) for r in run.results] == [
+        ("duplicate-completion", "fail"),
+        ("tool-first-turn", "pass"),
+    ]  # the driver scenario is not its layer's
+    assert [cause.rule for cause in run.causes()] == ["exactly-once"]
+    (entry,) = document([run])["libraries"]
+    assert entry["layer"] == "session"
+    driver = LibraryRun(MUTANT, "1.0", "per-call", ())
+    text = render_markdown(document([run, driver]))
+    # the driver libraries' table and sections first, then the consumers' table and sections
+    assert text.index("## mutant 1.0") < text.index("## UI protocol consumers")
+    assert text.index("| [ag-ui-mutant](#lib-ag-ui-mutant) |") < text.index("## ag-ui-mutant")
+    assert "Session dialect: ag-ui." in text
 
 
 # -- framework loops: their runs in the document, merged and drawn ----------------------------------

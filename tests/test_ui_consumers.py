@@ -97,20 +97,22 @@ def test_read_ui_message_stream_breaks_exactly_the_explained_rules(
     assert set(result.rules_broken) == broken
 
 
+# the bugs' scripts are the matrix's (docs/reproductions/LIBRARY/ID.mjs, run by
+# tests/libs/test_reproductions.py too); the quirk's is no failure of any case
 @pytest.mark.parametrize(
     ("script", "shown"),
     [
-        ("call-id-reused-across-runs", "BUG SHOWN"),
-        ("result-delivered-twice", "BUG SHOWN"),
-        ("snapshot-keeps-old-order", "BUG SHOWN"),
-        ("abort-leaves-running-parts", "BUG SHOWN"),
-        ("call-id-restarted-in-step", "QUIRK SHOWN"),
+        ("docs/reproductions/ag-ui-client/call-id-reused-across-runs", "BUG SHOWN"),
+        ("docs/reproductions/ag-ui-client/result-delivered-twice", "BUG SHOWN"),
+        ("docs/reproductions/ag-ui-client/snapshot-keeps-old-order", "BUG SHOWN"),
+        ("docs/reproductions/ai-sdk-ui/abort-leaves-running-parts", "BUG SHOWN"),
+        ("examples/ui-consumers/reproductions/call-id-restarted-in-step", "QUIRK SHOWN"),
     ],
 )
 def test_each_consumer_bug_is_reproduced_without_the_harness(installed, script, shown):
     done = subprocess.run(
-        ["node", f"reproductions/{script}.mjs"],
-        cwd=installed,
+        ["node", f"{script}.mjs"],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,

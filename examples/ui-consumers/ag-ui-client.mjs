@@ -7,10 +7,12 @@
 
 import { AbstractAgent } from '@ag-ui/client';
 import { ReplaySubject } from 'rxjs';
-import { serve, settle } from './protocol2.mjs';
+import { runSession } from '../../js/streamharness/index.js';
 
 process.env.SUPPRESS_TRANSFORMATION_WARNINGS = 'true';
-console.warn = (...args) => console.error('[warn]', ...args); // keep stdout for the protocol
+
+/** Let the consumer's asynchronous pipeline (promises, then timers) run to rest. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** An agent whose run is the events the harness feeds, not an HTTP request. */
 class FedAgent extends AbstractAgent {
@@ -44,7 +46,7 @@ async function feed(event) {
     await run.done;
     current = null;
   } else {
-    await settle();
+    await settle(); // the run's pipeline takes the event in, or fails on it, first
   }
   if (run.failure) throw run.failure;
 }
@@ -53,4 +55,4 @@ function view() {
   return Object.fromEntries([...agents].map(([thread, agent]) => [thread, agent.messages]));
 }
 
-serve({ name: '@ag-ui/client defaultApplyEvents', sessionDialect: 'ag-ui', feed, view });
+runSession({ name: '@ag-ui/client defaultApplyEvents', sessionDialect: 'ag-ui', feed, view });

@@ -7,7 +7,10 @@
 //   harness run scenarios/session --adapter "exec:node examples/ui-consumers/ai-sdk-ui.mjs"
 
 import { readUIMessageStream } from 'ai';
-import { serve, settle } from './protocol2.mjs';
+import { runSession } from '../../js/streamharness/index.js';
+
+/** Let the consumer's asynchronous pipeline (promises, then timers) run to rest. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 const chats = new Map(); // chat id -> {messages, response}
 
@@ -72,4 +75,4 @@ function view() {
   return Object.fromEntries([...chats].map(([id, chat]) => [id, chat.messages]));
 }
 
-serve({ name: 'ai readUIMessageStream', sessionDialect: 'ai-sdk-ui', feed, view });
+runSession({ name: 'ai readUIMessageStream', sessionDialect: 'ai-sdk-ui', feed, view });

@@ -51,7 +51,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -226,6 +226,16 @@ class ProcessAdapter:
         self._scanned = 0
         self._read_total = 0
         self._eof = False
+        #: no turn under way: the last drive ended with done (or none began)
+        self._between_turns = True
+        #: where ``close`` hands a process still fit for another case (``ProcessFactory.reusing``)
+        self._keeper: Callable[[ProcessAdapter], bool] | None = None
+
+    def _renew(self) -> None:
+        """Ready for another case: what the last one wrote to stderr, and its stdout count,
+        are not this one's."""
+        self._stderr.tail = b""
+        self._read_total = 0
 
     # -- the conversation ----------------------------------------------------------------
 
@@ -365,6 +375,7 @@ class ProcessAdapter:
         """One turn: answer the process's reads from ``chunks`` and yield what it emits."""
         self._require("drive", "driver")
         self._after_done()  # nothing may come between turns
+        self._between_turns = False
         self._send({"op": "drive"})
         cancelled: BaseException | None = None
         emitted = 0
@@ -408,6 +419,7 @@ class ProcessAdapter:
                     close()
             elif op == "done":
                 self._after_done()
+                self._between_turns = True
                 error = message.get("error")
                 if error is not None:
                     raise DriverFailed(str(error))
@@ -613,9 +625,30 @@ class ProcessAdapter:
             return False
         return True
 
+    def _fit_for_another_turn(self) -> bool:
+        """A driver process between turns, alive, within its limits, having said nothing out
+        of place: another case may drive it as a fresh one (a line waiting here is out of place,
+        and the process is not kept)."""
+        return (
+            self._hello is not None
+            and self.protocol >= 2
+            and set(self.layers) == {"driver"}
+            and self._between_turns
+            and self.process.poll() is None
+            and not self._stderr.exceeded
+            and not self._eof
+            and self._read_line(timeout=0) is None
+        )
+
     def close(self) -> None:
         """Ask the process to stop, make sure it does (and whatever it started), and close
-        every pipe."""
+        every pipe; unless its factory keeps it for the next case (``ProcessFactory.reusing``)."""
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            with contextlib.suppress(AdapterError, OSError, ValueError):
+                if self._fit_for_another_turn() and keeper(self):
+                    self._keeper = keeper
+                    return
         if self.process.poll() is None:
             try:
                 assert self.process.stdin is not None
@@ -643,9 +676,45 @@ class ProcessFactory:
         self.limits = limits or Limits()
         self._declared: dict[str, Any] | None = None
         self._failure: str | None = None
+        self._reuse = False
+        self._idle: ProcessAdapter | None = None
 
     def __call__(self) -> ProcessAdapter:
-        return ProcessAdapter(self.argv, self.limits)
+        idle, self._idle = self._idle, None
+        if idle is not None:
+            if idle.process.poll() is None:
+                idle._renew()
+                return idle
+            idle._keeper = None
+            idle.close()
+        adapter = ProcessAdapter(self.argv, self.limits)
+        if self._reuse:
+            adapter._keeper = self._keep
+        return adapter
+
+    def _keep(self, adapter: ProcessAdapter) -> bool:
+        if not self._reuse or self._idle is not None:
+            return False
+        self._idle = adapter
+        return True
+
+    @contextlib.contextmanager
+    def reusing(self) -> Iterator[None]:
+        """Within it, a driver process whose turn ended with ``done`` serves the next case too
+        (protocol 2 lets a process drive several turns, one after the other): its start, which
+        for a Node.js library is most of a case's time, is paid once, not per case. A process
+        that erred, hung, was cancelled without saying done, broke a limit or said anything out
+        of place is closed as ever, and the next case starts a fresh one; the one kept last is
+        closed on leaving. ``harness matrix`` runs each library's cases so."""
+        self._reuse = True
+        try:
+            yield
+        finally:
+            self._reuse = False
+            idle, self._idle = self._idle, None
+            if idle is not None:
+                idle._keeper = None
+                idle.close()
 
     def check(self, timeout: float = PROBE_SECONDS) -> None:
         """Raise ``UsageError`` when the process cannot even say hello: every scenario would

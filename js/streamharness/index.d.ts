@@ -295,6 +295,24 @@ export interface SessionOptions {
   transcript(): MaybePromise<Transcript>;
 }
 
+/** A UI protocol the harness renders the session scenarios into (docs/ui-protocols.md). */
+export type SessionDialect = 'ag-ui' | 'ai-sdk-ui' | (string & {});
+
+/** An event of a session dialect, as the protocol has it: an AG-UI event
+ * (`{type: "TOOL_CALL_START", ...}`), or for `ai-sdk-ui` `{chat, chunk}`, `{chat, sendMessage}`
+ * or `{chat, setMessages}`. */
+export type DialectEvent = Record<string, unknown>;
+
+export interface DialectSessionOptions {
+  name?: string;
+  /** The UI protocol the consumer reads (protocol 2 only). */
+  sessionDialect: SessionDialect;
+  /** One event of the protocol; answered once the consumer's asynchronous work has settled. */
+  feed(event: DialectEvent): MaybePromise<void>;
+  /** The protocol's own state: AG-UI `{threadId: [messages]}`, AI SDK `{chat: [UIMessage]}`. */
+  view(): MaybePromise<Record<string, unknown[]>>;
+}
+
 export interface HistoryOptions {
   name?: string;
   feed(event: SessionEvent): MaybePromise<void>;
@@ -308,8 +326,9 @@ export interface HistoryOptions {
 
 /** Serve the driver layer (protocol 2) on stdin/stdout until the harness says shutdown. */
 export function runDriver(options: DriverOptions): void;
-/** Serve the session layer (protocol 2, or 1 when greeted so). */
-export function runSession(options: SessionOptions): void;
+/** Serve the session layer (protocol 2, or 1 when greeted so); a consumer of a UI protocol
+ * (`sessionDialect`) in protocol 2. */
+export function runSession(options: SessionOptions | DialectSessionOptions): void;
 /** Serve the history layer (protocol 2). */
 export function runHistory(options: HistoryOptions): void;
 

@@ -1,10 +1,11 @@
 """Every explanation in the matrix is reproduced without the harness, by its own script, and
-every script reproduces an explanation: ``docs/reproductions/LIBRARY/ID.py`` for the explanation
-``ID`` of ``LIBRARY`` (``harness.adapters.libs.explanations``), ``docs/reproductions/LOOP/ID.py``
-for the explanation ``ID`` of the framework loop ``LOOP``
-(``harness.adapters.loop.frameworks.explanations``). A script exits 0 when the library (the
-framework) still does what its explanation says (and prints what it saw); it fails (with its
-assertion) once it is fixed, and then the explanation and its script go. The ``_*.py`` modules
+every script reproduces an explanation: ``docs/reproductions/LIBRARY/ID.py`` (``ID.mjs``, run
+by node, for a Node.js library) for the explanation ``ID`` of ``LIBRARY``
+(``harness.adapters.libs.explanations``), ``docs/reproductions/LOOP/ID.py`` for the explanation
+``ID`` of the framework loop ``LOOP`` (``harness.adapters.loop.frameworks.explanations``). A
+script exits 0 when the library (the framework) still does what its explanation says (and prints
+what it saw); it fails (with its assertion) once it is fixed, and then the explanation and its
+script go. The ``_*.py`` modules
 beside them are what the scripts share, not reproductions.
 
 A library and a loop may share a name, and so a folder (``openai-agents``): the folder's scripts
@@ -16,6 +17,7 @@ environments (noxfile.py)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +26,12 @@ from typing import Any
 import pytest
 
 from harness.adapters.libs import Library, libraries
-from harness.adapters.libs.explanations import REPRODUCTIONS, Explanation, explanations
+from harness.adapters.libs.explanations import (
+    REPRODUCTIONS,
+    SCRIPT_SUFFIXES,
+    Explanation,
+    explanations,
+)
 from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS, FrameworkLoop
 from harness.adapters.loop.frameworks.explanations import LoopExplanation, loop_explanations
 
@@ -40,14 +47,17 @@ def shared(path: Path) -> bool:
 
 
 def scripts(library: str) -> set[str]:
-    return {path.stem for path in (FOLDER / library).glob("*.py") if not shared(path)}
+    """The file names of the library's scripts, in either language (the modules they share
+    left out)."""
+    suffixes = set(SCRIPT_SUFFIXES.values())
+    return {p.name for p in (FOLDER / library).glob("*") if p.suffix in suffixes and not shared(p)}
 
 
 def explained(name: str) -> set[str]:
-    """The ids of the explanations whose scripts are in the folder ``name``: the library's of
-    that name and the framework loop's."""
-    library = {e.id for e in explanations(name)}
-    loop = {e.id for e in loop_explanations(name)}
+    """The file names of the scripts of the explanations in the folder ``name``: the library's
+    of that name and the framework loop's."""
+    library = {e.reproduction.name for e in explanations(name)}
+    loop = {e.reproduction.name for e in loop_explanations(name)}
     assert not library & loop, f"{name}: the library and the loop both explain {library & loop}"
     return library | loop
 
@@ -62,9 +72,9 @@ def test_every_explanation_has_its_reproduction_and_every_reproduction_its_expla
     assert not strays, f"not a library's or a framework loop's folder of reproductions: {strays}"
     missing, orphans = [], []
     for name in sorted(known):
-        ids = explained(name)
-        missing += [f"{name}/{i}.py" for i in sorted(ids - scripts(name))]
-        orphans += [f"{name}/{s}.py" for s in sorted(scripts(name) - ids)]
+        wanted = explained(name)
+        missing += [f"{name}/{file}" for file in sorted(wanted - scripts(name))]
+        orphans += [f"{name}/{file}" for file in sorted(scripts(name) - wanted)]
     assert not missing, f"explanations without their script in {REPRODUCTIONS}: {missing}"
     assert not orphans, f"scripts in {REPRODUCTIONS} without their explanation: {orphans}"
 
@@ -98,10 +108,14 @@ def _cases() -> list[Any]:
     return cases
 
 
-def _run(script: Path) -> subprocess.CompletedProcess[str]:
-    """The script run by this environment's Python, as its docstring says to run it."""
+def _run(script: Path, runtime: str = "python") -> subprocess.CompletedProcess[str]:
+    """The script run as its docstring says to run it: by this environment's Python, or by
+    node (a node script finds its library in the library's folder itself:
+    docs/reproductions/README.md)."""
+    runner = sys.executable if runtime == "python" else shutil.which("node")
+    assert runner is not None, "node is not on the PATH"
     return subprocess.run(
-        [sys.executable, str(script)],
+        [runner, str(script)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -115,7 +129,7 @@ def _run(script: Path) -> subprocess.CompletedProcess[str]:
 def test_the_reproduction_shows_the_bug(library: Library, explanation: Explanation) -> None:
     script = ROOT / explanation.reproduction
     assert script.is_file(), f"{explanation.reproduction} is missing"
-    done = _run(script)
+    done = _run(script, library.runtime)
     assert done.returncode == 0, (
         f"{explanation.reproduction} no longer reproduces what the matrix says of "
         f"{library.name} ({explanation.id}):\n{done.stdout}\n{done.stderr}"

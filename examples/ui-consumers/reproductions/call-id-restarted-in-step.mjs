@@ -4,7 +4,7 @@
 // its own is still in that message's last step, so a model that numbers its calls per response
 // (call_0) replaces the earlier response's call_0: renamed, its output gone. With a start-step
 // the two calls are two parts (the harness's responses always open with one).
-import { read, check } from './_ai_sdk.mjs';
+import { read, check } from '../../../docs/reproductions/ai-sdk-ui/_ai_sdk.mjs';
 
 const first = await read([
   { type: 'start', messageId: 'r1' },

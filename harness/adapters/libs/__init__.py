@@ -73,16 +73,31 @@ class Library:
     #: the extra of streamharness that installs it
     extra: str = "libs"
     #: what runs its code: Python (``modules`` are import names), or Node.js (``modules`` are
-    #: npm packages, resolved from the working folder, and the adapter an ``exec:`` command)
+    #: npm packages, resolved from ``folder``, and the adapter an ``exec:`` command)
     runtime: Literal["python", "node"] = "python"
+    #: a Node.js library's: the folder, relative to the project root, whose ``node_modules``
+    #: holds its packages (installed there with ``npm ci``); None: the project root itself.
+    #: The harness runs from the project root, so that the adapter command's paths, relative
+    #: to it as well, reach the script, which finds its packages from where it lies
+    folder: str | None = None
     #: a provider SDK's: how recordings of its dialect replay through its client; its adapter
     #: module then has the ``client``, ``open_stream`` and ``outputs`` that replay uses
     replays: WireRoute | None = None
+    #: the layer its adapter implements: a driver (every quirk case of the driver scenarios in
+    #: its dialect), or a UI protocol's consumer (every variation of the session scenarios its
+    #: session dialect can carry)
+    layer: Literal["driver", "session"] = "driver"
 
     def installed(self) -> bool:
         if self.runtime == "node":
-            return _node_resolves(self.modules)
+            return _node_resolves(self.modules, self.folder)
         return all(_importable(module) for module in self.modules)
+
+    def install_hint(self) -> str:
+        """The command that installs it: its extra, or a Node.js library's ``npm ci``."""
+        if self.runtime == "node":
+            return f"npm ci --prefix {self.folder or '.'}"
+        return install_hint(self.extra)
 
     def version(self) -> str | None:
         """``2.68.0``, or with what it runs over, ``2.68.0 (openai 3.54.0)``; None if missing."""
@@ -94,7 +109,7 @@ class Library:
 
     def _version(self, distribution: str) -> str:
         if self.runtime == "node":
-            return _node_version(distribution)
+            return _node_version(distribution, self.folder)
         try:
             return importlib.metadata.version(distribution)
         except importlib.metadata.PackageNotFoundError:
@@ -110,15 +125,17 @@ def _importable(module: str) -> bool:
         return False
 
 
-def _node(script: str, *args: str) -> str | None:
-    """What a Node.js script prints, run in the working folder; None without node, or if the
-    script fails."""
+def _node(script: str, folder: str | None, *args: str) -> str | None:
+    """What a Node.js script prints, run in ``folder`` (None: the working folder) so that it
+    resolves packages from there; None without node, or if the script fails (a missing folder
+    included)."""
     node = shutil.which("node")
     if node is None:
         return None
     try:
         done = subprocess.run(
             [node, "--input-type=module", "-e", script, "--", *args],
+            cwd=folder,
             capture_output=True,
             text=True,
             timeout=60,
@@ -129,20 +146,32 @@ def _node(script: str, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def _node_resolves(packages: Sequence[str]) -> bool:
-    return (
-        _node("for (const p of process.argv.slice(1)) import.meta.resolve(p)", *packages)
-        is not None
-    )
+def _node_resolves(packages: Sequence[str], folder: str | None) -> bool:
+    script = "for (const p of process.argv.slice(1)) import.meta.resolve(p)"
+    return _node(script, folder, *packages) is not None
 
 
-def _node_version(package: str) -> str:
-    script = (
-        "import { createRequire } from 'node:module';"
-        "const require = createRequire(process.cwd() + '/');"
-        "console.log(require(process.argv[1] + '/package.json').version)"
-    )
-    return _node(script, package) or "unknown"
+#: the version in the package.json of the package's own folder in node_modules, found from its
+#: entry point (a package's "exports" need not list its package.json)
+_VERSION_SCRIPT = """
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+const name = process.argv[1];
+let folder = dirname(fileURLToPath(import.meta.resolve(name)));
+for (;;) {
+  try {
+    const found = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+    if (found.name === name) { console.log(found.version); break; }
+  } catch {}
+  if (dirname(folder) === folder) process.exit(1);
+  folder = dirname(folder);
+}
+"""
+
+
+def _node_version(package: str, folder: str | None) -> str:
+    return _node(_VERSION_SCRIPT, folder, package) or "unknown"
 
 
 _HERE = "harness.adapters.libs"
@@ -270,6 +299,100 @@ LIBRARIES: tuple[Library, ...] = (
         ("llama_index.llms.anthropic", "anthropic"),
         ("llama-index-llms-anthropic", "llama-index-core", "anthropic"),
         extra="llama-index",
+    ),
+    # Node.js libraries: each group's folder pins its packages (npm ci --prefix FOLDER)
+    Library(
+        "openai-node-chat",
+        "exec:node js/libs/openai/chat.mjs",
+        ("openai",),
+        ("openai",),
+        extra="node",
+        runtime="node",
+        folder="js/libs/openai",
+    ),
+    Library(
+        "openai-node-chat-final",
+        "exec:node js/libs/openai/chat.mjs --final",
+        ("openai",),
+        ("openai",),
+        extra="node",
+        runtime="node",
+        folder="js/libs/openai",
+    ),
+    Library(
+        "openai-node-responses",
+        "exec:node js/libs/openai/responses.mjs",
+        ("openai",),
+        ("openai",),
+        extra="node",
+        runtime="node",
+        folder="js/libs/openai",
+    ),
+    Library(
+        "anthropic-node",
+        "exec:node js/libs/anthropic/messages.mjs",
+        ("@anthropic-ai/sdk",),
+        ("@anthropic-ai/sdk",),
+        extra="node",
+        runtime="node",
+        folder="js/libs/anthropic",
+    ),
+    Library(
+        "ai-sdk-openai",
+        "exec:node js/libs/ai-sdk/openai.mjs",
+        ("ai", "@ai-sdk/openai"),
+        ("ai", "@ai-sdk/openai"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "ai-sdk-anthropic",
+        "exec:node js/libs/ai-sdk/anthropic.mjs",
+        ("ai", "@ai-sdk/anthropic"),
+        ("ai", "@ai-sdk/anthropic"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "ai-sdk-google",
+        "exec:node js/libs/ai-sdk/google.mjs",
+        ("ai", "@ai-sdk/google"),
+        ("ai", "@ai-sdk/google"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/ai-sdk",
+    ),
+    Library(
+        "langchain-js-openai",
+        "exec:node js/libs/langchain/chat-openai.mjs",
+        ("@langchain/openai", "@langchain/core", "openai"),
+        ("@langchain/openai", "@langchain/core", "openai"),
+        extra="node",
+        runtime="node",
+        folder="js/libs/langchain",
+    ),
+    # consumers of UI protocols (session dialects, docs/ui-protocols.md), pinned together
+    Library(
+        "ag-ui-client",
+        "exec:node examples/ui-consumers/ag-ui-client.mjs",
+        ("@ag-ui/client",),
+        ("@ag-ui/client",),
+        extra="node",
+        runtime="node",
+        folder="examples/ui-consumers",
+        layer="session",
+    ),
+    Library(
+        "ai-sdk-ui",
+        "exec:node examples/ui-consumers/ai-sdk-ui.mjs",
+        ("ai",),
+        ("ai",),
+        extra="node",
+        runtime="node",
+        folder="examples/ui-consumers",
+        layer="session",
     ),
 )
 

@@ -35,14 +35,40 @@ function helloFor(layer, protocols, name) {
  *   const processor = new EventStreamProcessor();
  *   runSession({ name: 'my-ui', feed: (e) => processor.processEvent(e),
  *                notifications: () => processor.notifications(), transcript: () => processor.transcript() });
+ *
+ * A consumer of a UI protocol names it (`sessionDialect`: 'ag-ui', 'ai-sdk-ui'), is fed that
+ * protocol's events as they are, and answers `view()`, the protocol's own state, in place of
+ * notifications and a transcript (protocol 2 only). Each feed is answered once the consumer's
+ * asynchronous work has settled (its promises, then what it set for the next turn of the loop).
+ *
+ *   runSession({ sessionDialect: 'ag-ui', feed: (e) => store.dispatch(e), view: () => ({ main: store.messages }) });
  */
 export function runSession(options) {
-  const { name, feed, notifications, transcript } = checkOptions('runSession', options, {
+  const { name, sessionDialect, feed, notifications, transcript, view } = checkOptions('runSession', options, {
     name: optional.string,
+    sessionDialect: optional.string,
     feed: required.function,
-    notifications: required.function,
-    transcript: required.function,
+    notifications: options?.sessionDialect === undefined ? required.function : absent('a consumer of a UI protocol answers view()'),
+    transcript: options?.sessionDialect === undefined ? required.function : absent('a consumer of a UI protocol answers view()'),
+    view: options?.sessionDialect === undefined ? absent('view() is for a consumer of a UI protocol (sessionDialect)') : required.function,
   });
+  if (sessionDialect !== undefined) {
+    const hello = helloFor('session', [2], name);
+    serve({
+      hello: (request) => {
+        const answer = hello(request);
+        return answer.ok ? { ...answer, session_dialect: sessionDialect } : answer;
+      },
+      ops: {
+        feed: answering(async (request) => {
+          await feed(event(request));
+          await settled();
+        }),
+        view: answering(() => view(), 'view'),
+      },
+    });
+    return;
+  }
   serve({
     hello: helloFor('session', [1, 2], name),
     ops: {
@@ -51,6 +77,16 @@ export function runSession(options) {
       transcript: answering(() => transcript(), 'transcript'),
     },
   });
+}
+
+/** An option that must not be given, and why. */
+function absent(why) {
+  return (value) => (value === undefined ? null : `must not be given: ${why}`);
+}
+
+/** The consumer's pending promises run, then what it set for the next turn of the loop. */
+function settled() {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

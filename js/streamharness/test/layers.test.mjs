@@ -80,3 +80,30 @@ test('a history store refuses a harness that offers only protocol 1', async () =
     harness.kill();
   }
 });
+
+test('a consumer of a UI protocol names it, answers view once its work settled, and speaks protocol 2 only', async () => {
+  const harness = new FakeHarness(fixture('dialect-session.mjs'));
+  try {
+    assert.deepEqual(await ask(harness, HELLO), {
+      ok: true,
+      protocol: 2,
+      layers: ['session'],
+      name: 'late-reducer',
+      session_dialect: 'ag-ui',
+    });
+    assert.deepEqual(await ask(harness, { op: 'feed', event: { type: 'RUN_STARTED' } }), { ok: true });
+    assert.deepEqual(await ask(harness, { op: 'feed', event: { type: 'explode' } }), { ok: false, error: 'feed failed: Error: the reducer exploded' });
+    assert.deepEqual(await ask(harness, { op: 'view' }), { ok: true, view: { main: ['RUN_STARTED'] } });
+    assert.deepEqual(await ask(harness, { op: 'transcript' }), { ok: false, error: 'unknown op "transcript"' });
+  } finally {
+    harness.kill();
+  }
+  const old = new FakeHarness(fixture('dialect-session.mjs'));
+  try {
+    const answer = await ask(old, { op: 'hello', protocol: 1 });
+    assert.equal(answer.ok, false);
+    assert.match(answer.error, /protocol 2/);
+  } finally {
+    old.kill();
+  }
+});

@@ -25,6 +25,9 @@ test('each wrong option is a TypeError naming it, before anything is read or wri
     [`sh.runSession({ feed() {}, transcript() {} })`, 'runSession: notifications must be a function'],
     [`sh.runHistory({ feed() {}, history() {}, request() {}, rebuild: [] })`, 'runHistory: rebuild must be a function, got []'],
     [`sh.runSession()`, 'runSession takes an object of options'],
+    [`sh.runSession({ sessionDialect: 'ag-ui', feed() {} })`, 'runSession: view must be a function'],
+    [`sh.runSession({ sessionDialect: 'ag-ui', feed() {}, view() {}, transcript() {} })`, 'runSession: transcript must not be given'],
+    [`sh.runSession({ feed() {}, notifications() {}, transcript() {}, view() {} })`, 'runSession: view must not be given'],
   ]) {
     const done = run(call);
     assert.notEqual(done.status, 0, call);

@@ -8,8 +8,9 @@ they share: the scenarios, the rules broken, the quirks that bring them out. A c
 ``harness.results.causes``) is explained by the first of its library's explanations that covers
 it, in the order they were registered, so a narrow explanation goes before a broad one.
 
-Each explanation is reproduced without the harness by ``docs/reproductions/LIBRARY/ID.py``, a
-script that exits 0 when the library still does what the explanation says. ``harness matrix
+Each explanation is reproduced without the harness by ``docs/reproductions/LIBRARY/ID.py`` (or
+``ID.mjs``, run by node, for a Node.js library), a script that exits 0 when the library still
+does what the explanation says. ``harness matrix
 --check`` fails on a cause no explanation covers and on an explanation of an installed library
 that covers no cause; ``tests/libs/test_reproductions.py`` runs the scripts and fails on an
 explanation without its script, or a script without its explanation.
@@ -32,6 +33,8 @@ from pathlib import Path
 
 #: where the scripts that reproduce each explanation live: ``REPRODUCTIONS/LIBRARY/ID.py``
 REPRODUCTIONS = Path("docs") / "reproductions"
+#: a reproduction's file name ends as the runtime of its library wants: ``ID.py``, ``ID.mjs``
+SCRIPT_SUFFIXES = {"python": ".py", "node": ".mjs"}
 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
@@ -83,8 +86,9 @@ class Explanation(Match):
 
     @property
     def reproduction(self) -> Path:
-        """The script that reproduces it, relative to the project's root."""
-        return REPRODUCTIONS / self.library / f"{self.id}.py"
+        """The script that reproduces it, relative to the project's root: a Python script, or
+        an ES module for node if its library runs on Node.js."""
+        return REPRODUCTIONS / self.library / f"{self.id}{SCRIPT_SUFFIXES[_runtime(self.library)]}"
 
     def covers(self, scenario: str, rule: str, triggers: Sequence[tuple[str, ...]]) -> bool:
         """Whether a cause of ``scenario`` breaking ``rule``, brought out by the quirk sets
@@ -92,6 +96,13 @@ class Explanation(Match):
         return super().covers(scenario, rule, triggers) or any(
             m.covers(scenario, rule, triggers) for m in self.alternatives
         )
+
+
+def _runtime(library: str) -> str:
+    """What runs the library named (Python for one the matrix does not know, as in tests)."""
+    from harness.adapters.libs import libraries
+
+    return next((known.runtime for known in libraries() if known.name == library), "python")
 
 
 _REGISTERED: dict[str, list[Explanation]] = {}

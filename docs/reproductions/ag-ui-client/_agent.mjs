@@ -1,7 +1,12 @@
 // A bare @ag-ui/client agent run over a list of AG-UI events: the client's own runAgent
 // pipeline (verifyEvents, defaultApplyEvents), no harness.
-import { AbstractAgent } from '@ag-ui/client';
-import { from } from 'rxjs';
+// The client as examples/ui-consumers pins it (npm ci --prefix examples/ui-consumers), found
+// from that folder wherever this runs (docs/reproductions/README.md).
+import { createRequire } from 'node:module';
+
+const require = createRequire(new URL('../../../examples/ui-consumers/package.json', import.meta.url));
+const { AbstractAgent } = require('@ag-ui/client');
+const { from } = require('rxjs');
 
 process.env.SUPPRESS_TRANSFORMATION_WARNINGS = 'true';
 console.warn = () => {};

@@ -1,6 +1,11 @@
 // ai's readUIMessageStream over a list of UI message stream chunks, no harness: the UIMessage
 // it leaves once the stream is over.
-import { readUIMessageStream } from 'ai';
+// ai as examples/ui-consumers pins it (npm ci --prefix examples/ui-consumers), found from that
+// folder wherever this runs (docs/reproductions/README.md).
+import { createRequire } from 'node:module';
+
+const require = createRequire(new URL('../../../examples/ui-consumers/package.json', import.meta.url));
+const { readUIMessageStream } = require('ai');
 
 export async function read(chunks, message) {
   const stream = new ReadableStream({

@@ -1,0 +1,39 @@
+// LangChain.js's ChatOpenAI, without the harness: a body cut while a call's arguments stream (a
+// dropped connection) ends the stream with no error, and the arguments so far are repaired by
+// parsePartialJson into a valid call, its content made up ("- re").
+//
+//     node docs/reproductions/langchain-js-openai/partial-arguments-completed.mjs
+//
+// prints, with @langchain/openai 1.5.8 (@langchain/core 1.4.0, openai 6.49.0):
+//
+//     tool_calls: ["call_1 write_file {\"path\":\"notes/todo.md\",\"content\":\"- re\"}"] invalid_tool_calls: []
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+// the library as js/libs/langchain pins it (npm ci --prefix js/libs/langchain)
+const require = createRequire(new URL('../../../js/libs/langchain/package.json', import.meta.url));
+const { ChatOpenAI } = require('@langchain/openai');
+const { concat } = require('@langchain/core/utils/stream');
+
+const chunk = (delta, finish_reason = null) =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+const BODY = [
+  chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'write_file', arguments: '' } }] }),
+  chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path": "notes/todo.md", "content": "- re' } }] }),
+  // the connection drops here
+].join('');
+
+const model = new ChatOpenAI({
+  model: 'gpt-4o',
+  apiKey: 'offline',
+  maxRetries: 0,
+  configuration: {
+    fetch: async () => new Response(BODY, { headers: { 'content-type': 'text/event-stream' } }),
+  },
+}).bindTools([{ type: 'function', function: { name: 'write_file', parameters: { type: 'object' } } }]);
+let message;
+for await (const part of await model.stream('go')) message = message === undefined ? part : concat(message, part);
+const calls = message.tool_calls.map((c) => `${c.id} ${c.name} ${JSON.stringify(c.args)}`);
+const invalid = message.invalid_tool_calls.map((c) => `${c.id} ${c.name} ${c.args}`);
+console.log('tool_calls:', JSON.stringify(calls), 'invalid_tool_calls:', JSON.stringify(invalid));
+assert.deepEqual([calls, invalid], [['call_1 write_file {"path":"notes/todo.md","content":"- re"}'], []], 'cut arguments are no longer repaired into a valid call');

@@ -178,12 +178,16 @@ def _quirk_selection(text: str) -> str | tuple[str, ...]:
 def _variation_selection(text: str) -> str | tuple[str, ...]:
     if text in ("all", "none"):
         return text
+    from harness.replay.dialects import all_producer_variants
+
     names = tuple(v.strip() for v in text.split(","))
-    unknown = [v for v in names if v not in VARIATION_NAMES]
+    producers = all_producer_variants()
+    unknown = [v for v in names if v not in VARIATION_NAMES and v not in producers]
     if not all(names) or unknown:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give all, none or variation names joined by commas "
-            f"({', '.join(VARIATION_NAMES)})"
+            f"({', '.join(VARIATION_NAMES)}), with at most one producer variant of the "
+            f"adapter's session dialect ({', '.join(producers)})"
         )
     return names
 
@@ -241,7 +245,8 @@ def _run_arguments(parser: argparse.ArgumentParser) -> None:
         help="session and history scenarios: every case of the variations (all, the default), "
         "only the scenarios as written (none), or the one case of these variations ("
         + ", ".join(VARIATION_NAMES)
-        + ")",
+        + "); for a consumer of a UI protocol, every case includes those of its session "
+        "dialect's producer variants, and one may be named (docs/ui-protocols.md)",
     )
     parser.add_argument(
         "--first-party",

@@ -579,6 +579,11 @@ def _variation_selection(config: pytest.Config) -> str | tuple[str, ...]:
     return names
 
 
+#: the adapters named while collecting, resolved once each in a session (an exec: process
+#: says its hello once)
+_RESOLVED = pytest.StashKey[dict[str, Any]]()
+
+
 def _cases(scenario: Scenario, adapter: str | None, config: pytest.Config) -> list[Scenario]:
     """The cases of ``scenario`` for the adapter named ``adapter``: a session or history
     scenario's variations, a driver scenario's quirk cross product in the adapter's dialect. An
@@ -592,14 +597,23 @@ def _cases(scenario: Scenario, adapter: str | None, config: pytest.Config) -> li
 
     if adapter is None:
         return [scenario]
-    if isinstance(scenario, SessionScenario):
+    if isinstance(scenario, SessionScenario) and scenario.layer != "session":
         return list(select_session_cases(scenario, _variation_selection(config)))
-    if not isinstance(scenario, DriverScenario):
+    if not isinstance(scenario, (SessionScenario, DriverScenario)):
         return [scenario]
-    try:
-        info = resolve_adapter(adapter)
-    except UsageError:
-        return [scenario]  # the item says so when it runs
+    resolved = config.stash.setdefault(_RESOLVED, {})
+    info = resolved.get(adapter)
+    if info is None:
+        try:
+            info = resolved[adapter] = resolve_adapter(adapter)
+        except UsageError:
+            return [scenario]  # the item says so when it runs
+    if isinstance(scenario, SessionScenario):
+        # with the producer variants' cases for a consumer of a UI protocol
+        try:
+            return cases_for([scenario], info, variations=_variation_selection(config))
+        except ValueError as exc:
+            raise pytest.UsageError(f"--harness-variations: {exc}") from None
     try:
         return cases_for([scenario], info, _quirk_selection(config))
     except ValueError as exc:

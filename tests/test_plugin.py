@@ -444,3 +444,19 @@ def test_out_of_process_adapter_that_misbehaves_fails_its_item(pair, behaviour, 
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "the adapter misbehaved" in out and words in out
+
+
+def test_a_ui_protocols_producer_variant_is_an_item_selected_and_reproduced_by_name(project):
+    # the plugin makes the same cases as harness run: for a consumer of AG-UI, the scenario
+    # under each producer variant of its dialect, selected by --harness-variations
+    args = (
+        "--harness-adapter=session-mutant-ag-ui-chunks-ignored",
+        "--harness-scenario=tool-first-turn",
+        "-p",
+        "no:cacheprovider",
+    )
+    collected = project.runpytest(*args, "--collect-only", "-q")
+    collected.stdout.fnmatch_lines(["*tool-first-turn*chunk-events?"])
+    result = project.runpytest(*args, "--harness-variations=chunk-events")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*--harness-variations=chunk-events*"])

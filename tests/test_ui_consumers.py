@@ -119,3 +119,40 @@ def test_each_consumer_bug_is_reproduced_without_the_harness(installed, script, 
     )
     assert done.returncode == 0, done.stdout[-800:] + done.stderr[-800:]
     assert shown in done.stdout
+
+
+#: per producer variant of each dialect, a scenario it changes: the real consumer reads the
+#: variant's shapes as it reads the codec's own, breaking under it what it breaks as written
+VARIANT_CASES = [
+    (AG_UI, "tool-first-turn", "chunk-events", AG_UI_EXPECTED),
+    (AG_UI, "duplicate-completion", "chunk-events", AG_UI_EXPECTED),
+    (AG_UI, "tool-first-turn", "no-role", AG_UI_EXPECTED),
+    (AG_UI, "nested-subsessions-explicit", "steps", AG_UI_EXPECTED),
+    (AG_UI, "tool-first-turn", "raw-events", AG_UI_EXPECTED),
+    (AI_SDK, "resume-while-call-running", "input-not-streamed", AI_SDK_EXPECTED),
+    (AI_SDK, "tool-first-then-thought", "message-metadata", AI_SDK_EXPECTED),
+    (AI_SDK, "tool-first-turn", "provider-metadata", AI_SDK_EXPECTED),
+    (AI_SDK, "cancel-after-executing", "data-parts", AI_SDK_EXPECTED),
+]
+
+
+@pytest.mark.parametrize(
+    ("adapter", "name", "variant", "expected"),
+    VARIANT_CASES,
+    ids=[f"{a.split('/')[-1]}-{n}-{v}" for a, n, v, _ in VARIANT_CASES],
+)
+def test_each_real_consumer_reads_every_producer_variant_alike(
+    installed, monkeypatch, adapter, name, variant, expected
+):
+    from harness.adapters.registry import resolve_adapter
+    from harness.replay.cases import cases_for
+
+    monkeypatch.chdir(ROOT)
+    written = load_scenario(SCENARIOS / f"{name}.yaml")
+    (case,) = cases_for([written], resolve_adapter(adapter), variations=(variant,), timeout=30)
+    assert case.case_id == f"{name}[{variant}]"
+    result = replay(case, adapter, timeout=30)
+    assert result.status == ("fail" if expected[name] else "pass"), (
+        result.error or result.violations
+    )
+    assert set(result.rules_broken) == expected[name]

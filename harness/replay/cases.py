@@ -1,5 +1,7 @@
 """The cases an adapter runs: each scenario of its layer, driver scenarios once per case of the
-quirk cross product in the adapter's dialect (``harness.scenario.cases``); and one case picked by
+quirk cross product in the adapter's dialect (``harness.scenario.cases``), session scenarios once
+per variation (``harness.scenario.variations``) and, for a consumer of a UI protocol, once per
+producer variant of its session dialect (``harness.replay.dialects``); and one case picked by
 dialect and quirks, with the exact chunks a driver reads in it (``harness serve`` serves them,
 ``harness show`` prints them)."""
 
@@ -7,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from harness._errors import UsageError
+from harness._errors import AdapterError, UsageError
 from harness.adapters.registry import AdapterInfo, adapter_dialect, declared_requests
 from harness.codecs import Codec, dialects
+from harness.codecs.session.base import SessionCodec, producer_variants
 from harness.model.driver import WireChunk
+from harness.replay.dialects import adapter_session_dialect, producer_case, producer_cases
 from harness.replay.driver import DriverReplay, unasked_quirks
 from harness.scenario import DriverScenario, Scenario, SessionScenario
 from harness.scenario.cases import ALL, NONE, Selection, driver_cases, select_cases
-from harness.scenario.variations import select_session_cases
+from harness.scenario.variations import VARIATIONS, select_session_cases
 
 
 def cases_for(
@@ -23,20 +27,28 @@ def cases_for(
     selection: Selection = ALL,
     codecs: Mapping[str, Codec] | None = None,
     variations: Selection = ALL,
+    timeout: float = 10.0,
 ) -> list[Scenario]:
     """``scenarios`` with each driver scenario replaced by its cases in the adapter's dialect,
-    and each session or history scenario by its variations (``scenario.variations``). A
+    and each session or history scenario by its variations (``scenario.variations``), a session
+    scenario for a consumer of a UI protocol also by its producer variants' cases (asking an
+    ``exec:`` process for its dialect within ``timeout`` seconds). A
     driver scenario the dialect cannot carry, or any when the adapter names no known dialect,
     stays as written: its replay is then a skip that says why. ``selection``: ``"all"``,
     ``"none"`` (the scenarios as written) or the quirks of the one case to run;
-    ``variations`` the same for session scenarios (an unknown one is a ``ValueError``)."""
+    ``variations`` the same for session scenarios, with variation and producer variant names
+    (one producer variant at a time; an unknown name is a ``ValueError``)."""
     known = dialects() if codecs is None else codecs
     dialect = None
+    session_dialect: list[SessionCodec | None] = []  # asked once, when first needed
     unasked: frozenset[str] | None = None
     out: list[Scenario] = []
     for scenario in scenarios:
         if isinstance(scenario, SessionScenario):
-            out.extend(select_session_cases(scenario, variations))
+            if scenario.layer == "session" and variations != NONE and not session_dialect:
+                session_dialect.append(_session_dialect(adapter, timeout))
+            reads = session_dialect[0] if session_dialect else None
+            out.extend(_session_cases(scenario, reads, variations))
             continue
         if not isinstance(scenario, DriverScenario):
             out.append(scenario)
@@ -60,6 +72,43 @@ def cases_for(
             out.append(scenario)  # the dialect cannot carry it at all: its replay says why
         # else: the one case the selection names, which this scenario cannot carry, left out
     return out
+
+
+def _session_dialect(adapter: AdapterInfo, timeout: float) -> SessionCodec | None:
+    try:
+        return adapter_session_dialect(adapter, timeout)
+    except AdapterError:
+        return None  # a process that cannot say hello: each replay says so
+
+
+def _session_cases(
+    scenario: SessionScenario, codec: SessionCodec | None, variations: Selection
+) -> tuple[SessionScenario, ...]:
+    """The scenario's cases of the variations, then, for a consumer of a UI protocol, the
+    cases of its dialect's producer variants (of the scenario as written; or the one case the
+    selection names, a producer variant on top of the variations it names)."""
+    if variations == NONE or scenario.layer != "session":
+        return select_session_cases(scenario, variations)
+    if variations == ALL:
+        made = select_session_cases(scenario, ALL)
+        return made if codec is None else (*made, *producer_cases(scenario, codec))
+    named = tuple(variations)
+    producers = tuple(n for n in named if n not in VARIATIONS)
+    if not producers:
+        return select_session_cases(scenario, named)
+    if len(producers) > 1:
+        raise ValueError(
+            f"one producer variant at a time: {', '.join(map(repr, producers))} "
+            f"are variants of what a producer sends"
+        )
+    if codec is None or producers[0] not in producer_variants(codec):
+        return ()  # the adapter's dialect has no such variant: no case of it
+    under = tuple(n for n in named if n in VARIATIONS) or NONE
+    return tuple(
+        case
+        for base in select_session_cases(scenario, under)
+        if (case := producer_case(base, codec, producers[0])) is not None
+    )
 
 
 def pick_case(

@@ -11,7 +11,7 @@ from typing import Any
 
 from harness.adapters.registry import resolve_adapter
 from harness.adapters.session_dialect import in_dialect
-from harness.codecs.session.base import SessionCodec
+from harness.codecs.session.base import SessionCodec, encoder_for
 from harness.replay._watchdog import Progress
 from harness.replay.history import HistoryReplay
 from harness.replay.session import SessionReplay
@@ -47,7 +47,8 @@ def _replayed(
     try:
         adapter = resolve_adapter(reference_name(scenario, dialect)).factory()
         if dialect is not None:
-            adapter = in_dialect(adapter, dialect.encoder(run.delivered))
+            encoder = encoder_for(dialect, run.delivered, scenario.producer)
+            adapter = in_dialect(adapter, encoder)
         run.run(adapter, Progress())
     except Exception:  # the reference is not what is tested; without it, nothing is compared
         return None

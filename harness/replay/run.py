@@ -17,6 +17,7 @@ from harness.adapters.registry import AdapterInfo, declared_layers, resolve_adap
 from harness.adapters.session_dialect import in_dialect
 from harness.codecs import Codec
 from harness.codecs.registry import with_codecs
+from harness.codecs.session.base import encoder_for, producer_variants
 from harness.replay._watchdog import Hung, Progress, run_guarded
 from harness.replay.cases import cases_for
 from harness.replay.dialects import adapter_session_dialect, dialect_case
@@ -101,6 +102,20 @@ def replay(
             scenario = case
             profile = dialect.profile
             rules = [r for r in rules if r.id not in profile or profile[r.id].applies]
+        if scenario.producer and (
+            dialect is None or scenario.producer not in producer_variants(dialect)
+        ):
+            return ScenarioResult(
+                scenario,
+                info.name,
+                "skip",
+                skip_reason=(
+                    f"a case of the producer variant {scenario.producer!r} of a session dialect; "
+                    f"the adapter reads "
+                    + (f"the {dialect.name} dialect" if dialect else "canonical session events")
+                ),
+                seconds=time.perf_counter() - started,
+            )
     run: SessionReplay | DriverReplay
     if isinstance(scenario, DriverScenario):
         run = DriverReplay(scenario, rules, known)
@@ -136,7 +151,8 @@ def replay(
             if reason is not None:
                 return reason
         if dialect is not None and isinstance(run, SessionReplay):
-            instance = in_dialect(instance, dialect.encoder(run.delivered))
+            encoder = encoder_for(dialect, run.delivered, run.scenario.producer)
+            instance = in_dialect(instance, encoder)
         run.run(instance, progress)
         return None
 

@@ -88,6 +88,9 @@ class SessionScenario(ScenarioHeader):
     variant: str = ""
     #: for such a case, the event of the scenario as written each of its events came from
     origins: tuple[int, ...] | None = None
+    #: for a case of a session dialect's producer variants (``harness.replay.dialects``): the
+    #: variant the dialect's encoder sends (named last in ``variant`` too); empty otherwise
+    producer: str = ""
 
     @property
     def case_id(self) -> str:

@@ -551,6 +551,8 @@ def select_session_cases(
     if selection == NONE or not selection:
         return (scenario,)
     check_variations(selection)
+    if any(v not in VARIATIONS for v in selection):
+        return ()  # a producer variant of a session dialect: its case is the replay's to make
     wanted = "+".join(v for v in VARIATIONS if v in selection)
     return tuple(c for c in session_cases(scenario) if c.variant == wanted) or _one_case(
         scenario, tuple(v for v in VARIATIONS if v in selection)
@@ -575,9 +577,16 @@ def _one_case(scenario: SessionScenario, names: tuple[str, ...]) -> tuple[Sessio
 
 
 def check_variations(names: Sequence[str]) -> None:
-    unknown = [n for n in names if n not in VARIATIONS]
+    """A ``ValueError`` naming the variations, and the session dialects' producer variants,
+    for a name that is neither."""
+    from harness.codecs.session.base import producer_variants
+    from harness.codecs.session.registry import session_codecs
+
+    producers = [v for c in session_codecs().values() for v in producer_variants(c)]
+    unknown = [n for n in names if n not in VARIATIONS and n not in producers]
     if unknown:
         raise ValueError(
             f"no variation {', '.join(map(repr, unknown))} (the variations: "
-            f"{', '.join(VARIATIONS)})"
+            f"{', '.join(VARIATIONS)}; the session dialects' producer variants: "
+            f"{', '.join(producers) or 'none'})"
         )

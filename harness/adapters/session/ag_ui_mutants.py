@@ -101,3 +101,29 @@ class AGUISnapshotMerged(ReferenceAGUIConsumer):
         kept = [m for m in self.messages if all(m.get("id") != s["id"] for s in event["messages"])]
         super().on_messages_snapshot(event)
         self.threads[self.thread] = kept + self.messages
+
+
+@mutant(
+    "ag-ui-chunks-ignored",
+    "TEXT_MESSAGE_CHUNK and TOOL_CALL_CHUNK are not applied, as by a reducer that applies "
+    "events without the client's transformChunks stage: a producer that sends its messages "
+    "and calls as the convenience events shows nothing (AG-UI docs, Events, TextMessageChunk).",
+)
+class AGUIChunksIgnored(ReferenceAGUIConsumer):
+    def on_text_message_chunk(self, event: dict[str, Any]) -> None:
+        return None
+
+    def on_tool_call_chunk(self, event: dict[str, Any]) -> None:
+        return None
+
+
+@mutant(
+    "ag-ui-role-copied",
+    "TEXT_MESSAGE_START's role is copied onto the message as given, with no default: a start "
+    "without one (the field is optional; the client makes the message an assistant's) gives a "
+    "message of no role, which no front end shows.",
+)
+class AGUIRoleCopied(ReferenceAGUIConsumer):
+    def on_text_message_start(self, event: dict[str, Any]) -> None:
+        if self.find(event["messageId"]) is None:
+            self.new_message(event, event.get("role"), event["messageId"])  # type: ignore[arg-type]

@@ -8,6 +8,12 @@ It is also the model for a UI team's adapter: ``feed`` takes one AG-UI event (a 
 A call is found by its agent (``subagentRunId``) and id, and a call started in an earlier run
 is an earlier call: a new ``TOOL_CALL_START`` with the same id makes a new call. A tool result
 delivered again (the same ``messageId``) is shown once.
+
+It reads the shapes every producer may send (the AG-UI codec's producer variants): the
+convenience events ``TEXT_MESSAGE_CHUNK`` and ``TOOL_CALL_CHUNK`` as the client's
+``transformChunks`` expands them (a chunk naming no id continues its agent's open chunk stream,
+which any other event of that agent closes), a ``TEXT_MESSAGE_START`` without a role as an
+assistant's, and steps and ``RAW`` events as nothing to show.
 """
 
 from __future__ import annotations
@@ -29,11 +35,18 @@ class ReferenceAGUIConsumer:
         self.calls: dict[tuple[Owner, str], tuple[dict[str, Any], dict[str, Any]]] = {}
         #: (owner, call id) -> the latest call of that id, of any run
         self.latest: dict[tuple[Owner, str], tuple[dict[str, Any], dict[str, Any]]] = {}
+        #: owner -> its open chunk stream: ("text" or "tool", the message or call id)
+        self.chunk_open: dict[Owner, tuple[str, str]] = {}
 
     # -- the adapter protocol ----------------------------------------------------------------
 
     def feed(self, event: dict[str, Any]) -> None:
-        handler = getattr(self, "on_" + str(event.get("type", "")).lower(), None)
+        kind = str(event.get("type", ""))
+        if kind in ("RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "MESSAGES_SNAPSHOT"):
+            self.chunk_open = {}
+        elif not kind.endswith("_CHUNK") and kind not in ("RAW", "SUBAGENT_STARTED"):
+            self.chunk_open.pop(event.get("subagentRunId"), None)  # the agent's stream ends
+        handler = getattr(self, "on_" + kind.lower(), None)
         if handler is not None:
             handler(event)
 
@@ -144,6 +157,38 @@ class ReferenceAGUIConsumer:
         while at < len(self.messages) and self.messages[at].get("role") == "tool":
             at += 1
         self.messages.insert(at, tool)
+
+    def chunk_id(self, event: dict[str, Any], kind: str, field: str) -> str | None:
+        """The message or call a chunk belongs to: the one it names, else its agent's open
+        chunk stream of the same kind; the chunk then opens or continues that stream."""
+        owner = event.get("subagentRunId")
+        named = event.get(field)
+        open_kind, open_id = self.chunk_open.get(owner, ("", ""))
+        found = named if named is not None else (open_id if open_kind == kind else None)
+        if found is not None:
+            self.chunk_open[owner] = (kind, found)
+        return found
+
+    def on_text_message_chunk(self, event: dict[str, Any]) -> None:
+        message_id = self.chunk_id(event, "text", "messageId")
+        if message_id is None:
+            return  # the client refuses a first chunk without a messageId
+        if self.find(message_id) is None:
+            self.new_message(event, event.get("role") or "assistant", message_id)
+        if event.get("delta"):
+            self.on_text_message_content({**event, "messageId": message_id})
+
+    def on_tool_call_chunk(self, event: dict[str, Any]) -> None:
+        call_id = self.chunk_id(event, "tool", "toolCallId")
+        if call_id is None:
+            return
+        event = {**event, "toolCallId": call_id}
+        if self.call_key(event) not in self.calls:
+            if "toolCallName" not in event:
+                return  # the client refuses a first chunk without a toolCallName
+            self.on_tool_call_start(event)
+        if event.get("delta"):
+            self.on_tool_call_args(event)
 
     def on_messages_snapshot(self, event: dict[str, Any]) -> None:
         self.threads[self.thread] = copy.deepcopy(event["messages"])

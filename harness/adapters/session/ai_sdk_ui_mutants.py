@@ -101,3 +101,30 @@ class AISDKUIStateKeptAcrossStreams(ReferenceAISDKUIConsumer):
 class AISDKUIOutputErrorAsOutput(ReferenceAISDKUIConsumer):
     def on_tool_output_error(self, chat: str, chunk: dict[str, Any]) -> None:
         self.output(chat, chunk, state="output-available", output=chunk["errorText"])
+
+
+@mutant(
+    "ai-sdk-ui-part-made-at-input-start",
+    "A tool part is made only by tool-input-start: a tool-input-available for a call it has no "
+    "part for is dropped, so a call whose input the model did not stream (tool-input-available "
+    "alone, as streamText sends it) never shows.",
+)
+class AISDKUIPartMadeAtInputStart(ReferenceAISDKUIConsumer):
+    def on_tool_input_available(self, chat: str, chunk: dict[str, Any]) -> None:
+        if self.find_call(chat, chunk["toolCallId"]) is None:
+            return
+        super().on_tool_input_available(chat, chunk)
+
+
+@mutant(
+    "ai-sdk-ui-metadata-ends-message",
+    "message-metadata is taken for the end of the message, as metadata sent at finish would "
+    "be: its open text and reasoning parts are closed, so the text a server streams after "
+    "metadata it sends with every chunk is lost.",
+)
+class AISDKUIMetadataEndsMessage(ReferenceAISDKUIConsumer):
+    def on_message_metadata(self, chat: str, chunk: dict[str, Any]) -> None:
+        super().on_message_metadata(chat, chunk)
+        stream = self.streams.get(chat)
+        if stream is not None and chunk.get("type") == "message-metadata":
+            stream.active = {}

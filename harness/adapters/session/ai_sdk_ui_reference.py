@@ -10,6 +10,11 @@ A response builds one assistant UIMessage: a new one, unless its ``start`` names
 assistant message. A call is found by its id in the message its response builds, never in
 another chat. An output for a call whose part is already final changes nothing, and a response
 the user stops (``abort``) drops the tool parts it left unfinished.
+
+It reads the shapes every producer may send (the AI SDK codec's producer variants): a call that
+arrives as ``tool-input-available`` alone, ``message-metadata`` (merged into the message's
+``metadata``), ``providerMetadata`` on any chunk, and persistent ``data-*`` parts (kept, and
+updated in place by id; a transient one is not kept).
 """
 
 from __future__ import annotations
@@ -52,7 +57,11 @@ class ReferenceAISDKUIConsumer:
             self.streams.pop(chat, None)  # the reconnect drops the stream it was reading
         else:
             chunk = event["chunk"]
-            handler = getattr(self, "on_" + str(chunk.get("type", "")).replace("-", "_"), None)
+            kind = str(chunk.get("type", ""))
+            if kind.startswith("data-"):
+                self.on_data(chat, chunk)
+                return
+            handler = getattr(self, "on_" + kind.replace("-", "_"), None)
             if handler is not None:
                 handler(chat, chunk)
 
@@ -71,6 +80,28 @@ class ReferenceAISDKUIConsumer:
             message = {"id": wanted or f"{chat}.{len(messages)}", "role": "assistant", "parts": []}
             messages.append(message)
         self.streams[chat] = Stream(message)
+        self.on_message_metadata(chat, chunk)
+
+    def on_message_metadata(self, chat: str, chunk: dict[str, Any]) -> None:
+        stream = self.streams.get(chat)
+        metadata = chunk.get("messageMetadata")
+        if stream is not None and metadata is not None:
+            stream.message["metadata"] = {**(stream.message.get("metadata") or {}), **metadata}
+
+    def on_data(self, chat: str, chunk: dict[str, Any]) -> None:
+        if chunk.get("transient"):
+            return  # for the client's onData only, never a part
+        parts = self.parts(chat)
+        part_id = chunk.get("id")
+        for part in parts:
+            if (
+                part_id is not None
+                and part.get("type") == chunk["type"]
+                and part.get("id") == part_id
+            ):
+                part["data"] = chunk.get("data")
+                return
+        parts.append({k: v for k, v in chunk.items() if k in ("type", "id", "data")})
 
     def on_start_step(self, chat: str, chunk: dict[str, Any]) -> None:
         self.parts(chat).append({"type": "step-start"})
@@ -81,6 +112,7 @@ class ReferenceAISDKUIConsumer:
             stream.active = {}
 
     def on_finish(self, chat: str, chunk: dict[str, Any]) -> None:
+        self.on_message_metadata(chat, chunk)
         self.streams.pop(chat, None)
 
     def on_abort(self, chat: str, chunk: dict[str, Any]) -> None:

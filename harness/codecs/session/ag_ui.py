@@ -94,6 +94,35 @@ QUIRKS: dict[str, str] = {
     ),
 }
 
+#: the shapes real AG-UI producers send, which a consumer must read as it reads the codec's own
+#: (``harness.codecs.session.base``): each replayed as a case of its own, ``SCENARIO[VARIANT]``
+VARIANTS: dict[str, str] = {
+    "chunk-events": (
+        "text messages and tool calls sent as TEXT_MESSAGE_CHUNK and TOOL_CALL_CHUNK events, "
+        "each naming its message or call, with no END: 'convenience event that expands to "
+        "Start → Content → End automatically' (AG-UI docs, Events, TextMessageChunk and "
+        "ToolCallChunk); @ag-ui/client 1.0.0 expands them in runAgent (transformChunks), "
+        "closing an open chunk stream at the next event of its agent"
+    ),
+    "no-role": (
+        "an assistant's TEXT_MESSAGE_START without its role: the field is optional "
+        "(@ag-ui/core 1.0.0 TextMessageStartEventSchema, role optional) and a message without "
+        "one is an assistant's (@ag-ui/client 1.0.0 defaultApplyEvents: role = 'assistant')"
+    ),
+    "steps": (
+        "each run's work inside STEP_STARTED/STEP_FINISHED, a step per graph node (the model's, "
+        "then the tools'), as ag-ui-langgraph sends them at each node change "
+        "(ag-ui-protocol/ag-ui integrations/langgraph/python/ag_ui_langgraph/agent.py, "
+        "handle_node_change); they change no message"
+    ),
+    "raw-events": (
+        "a RAW event, the producer's own event passed through, before every event of a run, as "
+        "ag-ui-langgraph sends one for every LangGraph event "
+        "(ag-ui-protocol/ag-ui integrations/langgraph/python/ag_ui_langgraph/agent.py, "
+        "_handle_stream_events); a consumer shows nothing of it"
+    ),
+}
+
 _NOT_A_STATE = (
     "AG-UI messages carry no call state, and a call the run leaves without result stays on its "
     "message, pending for the front end (RUN_FINISHED outcome.pendingToolCallIds): "
@@ -169,6 +198,7 @@ class AGUISessionCodec:
     name = NAME
     profile = PROFILE
     quirks = QUIRKS
+    variants = VARIANTS
 
     def can_express(self, trace: Sequence[ev.SessionEvent]) -> str | None:
         return dry_run(self, trace)
@@ -187,8 +217,12 @@ class AGUISessionCodec:
             return event
         return replace(event, results=results)
 
-    def encoder(self, trace: Sequence[ev.SessionEvent]) -> AGUIEncoder:
-        return AGUIEncoder(_Plan.of(trace))
+    def encoder(self, trace: Sequence[ev.SessionEvent], variant: str = "") -> AGUIEncoder:
+        if variant and variant not in VARIANTS:
+            raise ValueError(
+                f"AG-UI has no producer variant {variant!r} (its variants: {', '.join(VARIANTS)})"
+            )
+        return AGUIEncoder(_Plan.of(trace), _Producer(variant) if variant else None)
 
 
 @dataclass(frozen=True)
@@ -243,8 +277,9 @@ class _Run:
 class AGUIEncoder:
     """One replay's AG-UI encoding, and the decoding of what the consumer shows."""
 
-    def __init__(self, plan: _Plan) -> None:
+    def __init__(self, plan: _Plan, producer: _Producer | None = None) -> None:
         self.plan = plan
+        self.producer = producer
         self.parent: dict[str, str | None] = {}
         self.root: str | None = None
         self.run: _Run | None = None
@@ -282,7 +317,8 @@ class AGUIEncoder:
                     f"as one thread"
                 )
         handler = _HANDLERS.get(kind)
-        return handler(self, event) if handler is not None else []
+        out: list[dict[str, Any]] = handler(self, event) if handler is not None else []
+        return out if self.producer is None else self.producer.rewrite(out)
 
     def _top(self, session: str) -> str:
         seen = 0
@@ -695,6 +731,106 @@ class AGUIEncoder:
                     )
                     where = host if host is not None else str(call_id)
                     _attach(sessions.setdefault(session, []), where, attached, updates, session)
+
+
+class _Producer:
+    """The events of the codec's own shape, rewritten as a producer variant sends them
+    (``VARIANTS``); one per replay, as what it rewrites depends on what came before."""
+
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+        #: chunk-events: (agent, id) -> the fields every chunk of that message or call names
+        self.named: dict[tuple[Any, str], dict[str, Any]] = {}
+        #: steps: the parent agent's open step (None outside a run)
+        self.step: str | None = None
+        #: raw-events: a run is open
+        self.in_run = False
+
+    def rewrite(self, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        rewritten: list[dict[str, Any]] = []
+        step = getattr(self, "_" + self.variant.replace("-", "_"))
+        for event in out:
+            rewritten.extend(step(event))
+        return rewritten
+
+    def _chunk_events(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = event["type"]
+        agent = event.get("subagentRunId")
+        if kind in ("TEXT_MESSAGE_END", "TOOL_CALL_END"):
+            return []  # the client's transform closes the chunk stream at the next event
+        if kind == "TEXT_MESSAGE_START":
+            named = {"messageId": event["messageId"], "role": event.get("role", "assistant")}
+            self.named[(agent, event["messageId"])] = named
+            chunk = {"type": "TEXT_MESSAGE_CHUNK", **named}
+        elif kind == "TEXT_MESSAGE_CONTENT":
+            named = self.named.get((agent, event["messageId"]), {"messageId": event["messageId"]})
+            chunk = {"type": "TEXT_MESSAGE_CHUNK", **named, "delta": event["delta"]}
+        elif kind == "TOOL_CALL_START":
+            named = {"toolCallId": event["toolCallId"], "toolCallName": event["toolCallName"]}
+            if "parentMessageId" in event:
+                named["parentMessageId"] = event["parentMessageId"]
+            self.named[(agent, event["toolCallId"])] = named
+            chunk = {"type": "TOOL_CALL_CHUNK", **named}
+        elif kind == "TOOL_CALL_ARGS":
+            named = self.named.get(
+                (agent, event["toolCallId"]), {"toolCallId": event["toolCallId"]}
+            )
+            chunk = {"type": "TOOL_CALL_CHUNK", **named, "delta": event["delta"]}
+        else:
+            return [event]
+        if agent is not None:
+            chunk["subagentRunId"] = agent
+        return [chunk]
+
+    def _no_role(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        if event["type"] == "TEXT_MESSAGE_START" and event.get("role") == "assistant":
+            return [{k: v for k, v in event.items() if k != "role"}]
+        return [event]
+
+    def _steps(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = event["type"]
+        parent = event.get("subagentRunId") is None
+        if kind == "RUN_STARTED":
+            self.step = "agent"
+            return [event, {"type": "STEP_STARTED", "stepName": "agent"}]
+        if kind == "RUN_FINISHED":
+            finished, self.step = self.step, None
+            if finished is None:
+                return [event]
+            return [{"type": "STEP_FINISHED", "stepName": finished}, event]
+        if kind == "RUN_ERROR":
+            self.step = None
+            return [event]
+        if self.step is None or not parent:
+            return [event]
+        if kind == "TOOL_CALL_RESULT":
+            wanted = "tools"
+        elif kind in ("TOOL_CALL_START", "REASONING_START") or (
+            kind == "TEXT_MESSAGE_START" and event.get("role") != "user"
+        ):
+            wanted = "agent"
+        else:
+            return [event]
+        if wanted == self.step:
+            return [event]
+        finished, self.step = self.step, wanted
+        return [
+            {"type": "STEP_FINISHED", "stepName": finished},
+            {"type": "STEP_STARTED", "stepName": wanted},
+            event,
+        ]
+
+    def _raw_events(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = event["type"]
+        if kind == "RUN_STARTED":
+            self.in_run = True
+            return [event]
+        if not self.in_run:
+            return [event]
+        if kind in ("RUN_FINISHED", "RUN_ERROR"):
+            self.in_run = False
+        raw = {"type": "RAW", "event": {"event": "on_" + kind.lower()}, "source": "producer"}
+        return [raw, event]
 
 
 def _attach(

@@ -117,6 +117,36 @@ QUIRKS: dict[str, str] = {
     ),
 }
 
+#: the shapes real producers of the UI message stream send, which a consumer must read as it
+#: reads the codec's own (``harness.codecs.session.base``): each replayed as a case of its own,
+#: ``SCENARIO[VARIANT]``
+VARIANTS: dict[str, str] = {
+    "input-not-streamed": (
+        "a call whose input the model does not stream arrives as tool-input-available alone, "
+        "with no tool-input-start or tool-input-delta before it (ai 6.0.326 stream-text.ts "
+        "toUIMessageStream: tool-input-start and -delta are forwarded only when the model "
+        "streams the call's input, and every call becomes tool-input-available; "
+        "processUIMessageStream makes the tool part there when it has none)"
+    ),
+    "message-metadata": (
+        "a message-metadata chunk after every chunk of a response, and messageMetadata on start "
+        "and finish, as a server with a messageMetadata callback sends them (ai 6.0.326 "
+        "stream-text.ts toUIMessageStream: 'start and finish events already have metadata so we "
+        "only need to send metadata for other parts'; ai docs, Message Metadata)"
+    ),
+    "provider-metadata": (
+        "providerMetadata on the text, reasoning and tool input chunks, as the providers' item "
+        "ids arrive (ai 6.0.326 stream-text.ts toUIMessageStream forwards part.providerMetadata "
+        "on text-start/-delta/-end, reasoning-*, tool-input-start and tool-input-available)"
+    ),
+    "data-parts": (
+        "a persistent data part in each response (data-status, with an id), sent after "
+        "start-step and updated in place before finish-step (ai docs, Streaming Custom Data: "
+        "'Same ID = update existing part'; Stream Protocol, Data Parts); it is no text and no "
+        "call"
+    ),
+}
+
 PROFILE: dict[str, RuleUse] = {
     "session-keyed-tracking": RuleUse(
         True,
@@ -201,6 +231,7 @@ class AISDKUISessionCodec:
     name = NAME
     profile = PROFILE
     quirks = QUIRKS
+    variants = VARIANTS
 
     def can_express(self, trace: Sequence[ev.SessionEvent]) -> str | None:
         return dry_run(self, trace)
@@ -208,8 +239,13 @@ class AISDKUISessionCodec:
     def project(self, event: ev.SessionEvent) -> ev.SessionEvent:
         return event  # an output carries any JSON and tool-output-error the error flag
 
-    def encoder(self, trace: Sequence[ev.SessionEvent]) -> AISDKUIEncoder:
-        return AISDKUIEncoder(_Plan.of(trace))
+    def encoder(self, trace: Sequence[ev.SessionEvent], variant: str = "") -> AISDKUIEncoder:
+        if variant and variant not in VARIANTS:
+            raise ValueError(
+                f"the AI SDK UI stream has no producer variant {variant!r} (its variants: "
+                f"{', '.join(VARIANTS)})"
+            )
+        return AISDKUIEncoder(_Plan.of(trace), _Producer(variant) if variant else None)
 
 
 @dataclass(frozen=True)
@@ -272,8 +308,9 @@ class _Call:
 class AISDKUIEncoder:
     """One replay's AI SDK encoding, and the decoding of what the consumer shows."""
 
-    def __init__(self, plan: _Plan) -> None:
+    def __init__(self, plan: _Plan, producer: _Producer | None = None) -> None:
         self.plan = plan
+        self.producer = producer
         self.responses: dict[str, _Response] = {}  # chat -> its open response
         self.calls: dict[tuple[str, str], _Call] = {}
         #: (chat, UIMessage id) -> the message each of its text and reasoning parts stands for,
@@ -293,7 +330,8 @@ class AISDKUIEncoder:
                 "sub-sessions has no AI SDK form"
             )
         handler = _HANDLERS.get(type(event))
-        return handler(self, event) if handler is not None else []
+        out: list[dict[str, Any]] = handler(self, event) if handler is not None else []
+        return out if self.producer is None else self.producer.rewrite(out)
 
     @staticmethod
     def _chunk(chat: str, chunk: dict[str, Any]) -> dict[str, Any]:
@@ -720,6 +758,88 @@ class AISDKUIEncoder:
             shown.append(Message(message_id, role, text, tuple(calls)))
             if calls and message_id is not None:
                 updates.append(MessageUpdate(chat, message_id))
+
+
+class _Producer:
+    """The chunks of the codec's own shape, rewritten as a producer variant sends them
+    (``VARIANTS``); one per replay."""
+
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+        self.sent = 0  # message-metadata: chunks sent so far
+
+    def rewrite(self, out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if self.variant == "input-not-streamed":
+            return self._input_not_streamed(out)
+        rewritten: list[dict[str, Any]] = []
+        step = getattr(self, "_" + self.variant.replace("-", "_"))
+        for item in out:
+            rewritten.extend(step(item) if "chunk" in item else [item])
+        return rewritten
+
+    @staticmethod
+    def _input_not_streamed(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A call started and made available by the same event (no moment shows its input
+        streaming) sends tool-input-available alone, where its start was."""
+        available = {
+            (item["chat"], item["chunk"]["toolCallId"])
+            for item in out
+            if item.get("chunk", {}).get("type") == "tool-input-available"
+        }
+        started: set[tuple[str, str]] = set()
+        for item in out:
+            chunk = item.get("chunk", {})
+            key = (item.get("chat"), chunk.get("toolCallId"))
+            if chunk.get("type") == "tool-input-start" and key in available:
+                started.add(key)
+        return [
+            item
+            for item in out
+            if not (
+                item.get("chunk", {}).get("type") in ("tool-input-start", "tool-input-delta")
+                and (item.get("chat"), item["chunk"].get("toolCallId")) in started
+            )
+        ]
+
+    def _message_metadata(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        chunk = item["chunk"]
+        self.sent += 1
+        metadata = {"model": "producer-model", "chunks": self.sent}
+        if chunk["type"] in ("start", "finish"):
+            return [{**item, "chunk": {**chunk, "messageMetadata": metadata}}]
+        if chunk["type"] == "abort":
+            return [item]
+        extra = {"type": "message-metadata", "messageMetadata": metadata}
+        return [item, {"chat": item["chat"], "chunk": extra}]
+
+    _PROVIDED = (
+        "text-start",
+        "text-delta",
+        "text-end",
+        "reasoning-start",
+        "reasoning-delta",
+        "reasoning-end",
+        "tool-input-start",
+        "tool-input-available",
+    )
+
+    def _provider_metadata(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        chunk = item["chunk"]
+        if chunk["type"] not in self._PROVIDED:
+            return [item]
+        named = chunk.get("id") or chunk.get("toolCallId")
+        metadata = {"producer": {"itemId": f"item_{named}"}}
+        return [{**item, "chunk": {**chunk, "providerMetadata": metadata}}]
+
+    def _data_parts(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        chunk, chat = item["chunk"], item["chat"]
+        if chunk["type"] == "start-step":
+            data = {"type": "data-status", "id": "status", "data": {"state": "working"}}
+            return [item, {"chat": chat, "chunk": data}]
+        if chunk["type"] == "finish-step":
+            data = {"type": "data-status", "id": "status", "data": {"state": "done"}}
+            return [{"chat": chat, "chunk": data}, item]
+        return [item]
 
 
 def _moved(call: _Call, host: str) -> CannotExpress:

@@ -14,6 +14,14 @@ Each protocol has a rule profile: which session rules apply to it and what each 
 there (``RuleUse``), and the facts of the protocol a consumer must know, with their sources
 (``quirks``). A scenario the protocol cannot carry is skipped with the reason
 (``SessionCodec.can_express``), never passed.
+
+Real producers of a protocol do not all send the same shapes for the same thing: one sends a
+text message as ``TEXT_MESSAGE_CHUNK`` events, another as START/CONTENT/END; one streams a
+tool's input, another sends it whole. A codec's *producer variants* (``variants``: name -> one
+sentence with its source) are those shapes, which a consumer must read alike: its encoder
+applies one when asked (``encoder(trace, variant)``), and the replayer runs a session scenario
+once more under each variant that changes what the consumer is fed, as the case
+``SCENARIO[VARIANT]`` (``harness.replay.dialects``).
 """
 
 from __future__ import annotations
@@ -77,7 +85,25 @@ class SessionCodec(Protocol):
         trace."""
 
     def encoder(self, trace: Sequence[ev.SessionEvent]) -> SessionEncoder:
-        """A fresh encoder for one replay of the (projected) trace."""
+        """A fresh encoder for one replay of the (projected) trace. A codec with producer
+        variants (a ``variants`` mapping: name -> a sentence with its source; optional) takes
+        the variant to send as a second argument, ``encoder(trace, variant)``."""
+
+
+def producer_variants(codec: SessionCodec) -> Mapping[str, str]:
+    """The codec's producer variants (none for a codec that declares no ``variants``)."""
+    found = getattr(codec, "variants", None)
+    return found if isinstance(found, Mapping) else {}
+
+
+def encoder_for(
+    codec: SessionCodec, trace: Sequence[ev.SessionEvent], variant: str = ""
+) -> SessionEncoder:
+    """The codec's encoder for one replay, under ``variant`` when one is given (a codec without
+    variants is asked as it always was)."""
+    if not variant:
+        return codec.encoder(trace)
+    return codec.encoder(trace, variant)  # type: ignore[call-arg]
 
 
 def dry_run(codec: SessionCodec, trace: Sequence[ev.SessionEvent]) -> str | None:
@@ -92,3 +118,12 @@ def dry_run(codec: SessionCodec, trace: Sequence[ev.SessionEvent]) -> str | None
         except CannotExpress as exc:
             return str(exc)
     return None
+
+
+def fed_events(
+    codec: SessionCodec, trace: Sequence[ev.SessionEvent], variant: str = ""
+) -> list[list[Any]]:
+    """What the consumer is fed for each delivered event of the (projected) trace, under
+    ``variant``: two variants feed the consumer the same when these are equal."""
+    encoder = encoder_for(codec, trace, variant)
+    return [list(encoder.encode(e)) for e in trace if not isinstance(e, ev.Checkpoint)]

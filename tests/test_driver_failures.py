@@ -170,7 +170,7 @@ def test_the_error_output_as_a_dict() -> None:
         (
             "trace:\n  - cycle: {blocks: [{text: hi}]}\ntransport: ['drop:2']\n",
             8,
-            "transport faults are cut:N and stall:N:SECONDS",
+            "transport faults are cut:N, end:N and stall:N:SECONDS",
         ),
         (
             "trace:\n  - cycle: {blocks: [{text: hi}]}\ntransport: ['stall:2:30']\n",

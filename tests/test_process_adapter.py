@@ -416,7 +416,7 @@ HELLO_FAILURES = {
         'open(sys.argv[1], "w").write(str(os.getpid()))\n'
         "sys.stdin.readline()\n"
         "time.sleep(60)\n",
-        "did not return within 1s: creating the adapter",
+        "did not answer 'hello' within 1s",
     ),
 }
 
@@ -427,7 +427,7 @@ def test_process_that_fails_hello_is_stopped(case: str, tmp_path: Path):
     source, says = HELLO_FAILURES[case]
     script = tmp_path / f"{case}.py"
     script.write_text(source, encoding="utf-8")
-    # the hang at hello is meant to reach the limit (the start-up is in it: the harness counts
-    # hello as creating the adapter, and a process that never answers fails either way)
+    # the hang at hello is meant to reach the limit (the start-up is in it: the replay asks for
+    # the hello within its limit, once, and a process that never answers fails either way)
     limit = 1 if case == "hangs-at-hello" else within(10)
     _assert_stopped_with_an_error(script, tmp_path / "pid", limit, [says])

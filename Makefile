@@ -1,7 +1,7 @@
 # Two commands on a fresh machine with Python 3.11 and make:
 #   make demo   the built-in scenario library against every bundled adapter
 #   make test   the test suite: every property, each with a fixed seed and a sample of its cases
-#               (about twelve minutes on two cores, once installed)
+#               (about sixteen minutes on two cores, once installed)
 # and for contributors:
 #   make examples   build the Go example consumers (needs go; the JavaScript one needs no build)
 #   make test-fast   make test without the tests marked slow (subprocesses, the whole library,

@@ -74,8 +74,12 @@ class Bug:
 
 
 #: what a library makes up anew on each run (uuids, random hex ids such as pydantic-ai's
-#: ``pyd_ai_...``): the committed matrix must come out the same on every run
-_MADE_UP = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{24,}")
+#: ``pyd_ai_...``, the AI SDK's ``generateId``: 16 letters and digits, quoted whole, with a digit
+#: or a capital): the committed matrix must come out the same on every run
+_MADE_UP = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{24,}"
+    r"|(?<=')(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{16}(?=')"
+)
 
 
 def cause_json(cause: Cause) -> dict[str, object]:

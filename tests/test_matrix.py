@@ -391,16 +391,21 @@ def test_the_demo_passes_without_the_libraries(
 
 
 def test_ids_a_library_makes_up_are_masked(mutant_run: LibraryRun) -> None:
-    # pydantic-ai names a call it cannot place pyd_ai_<32 hex>, agno a uuid: anew on every run
+    # pydantic-ai names a call it cannot place pyd_ai_<32 hex>, agno a uuid, the AI SDK 16
+    # letters and digits (generateId): anew on every run
     cause = mutant_run.causes()[0]
     assert cause.violation is not None
     made_up = dataclasses.replace(
         cause.violation,
         message="call 'pyd_ai_6bef2570d59b45ce8a8d8785c94e3ab0' and "
-        "'10c4841c-4bae-4311-8fbb-47fd84c4bbca' beside call_1",
+        "'10c4841c-4bae-4311-8fbb-47fd84c4bbca' and 'Ukjdp0IEKmXScsls' beside call_1 and "
+        "'internationalize'",
     )
     record = cause_json(dataclasses.replace(cause, violation=made_up))
-    assert record["message"] == "call 'pyd_ai_<made-up>' and '<made-up>' beside call_1"
+    assert record["message"] == (
+        "call 'pyd_ai_<made-up>' and '<made-up>' and '<made-up>' beside call_1 and "
+        "'internationalize'"
+    )
 
 
 def test_an_exec_library_drives_case_after_case_in_one_process(

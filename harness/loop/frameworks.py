@@ -33,6 +33,7 @@ from harness.adapters.loop.frameworks.explanations import (
 from harness.library import LIBRARY_PREFIX, library_path
 from harness.loop.find import loop_scenarios
 from harness.loop.run import LoopResult, run_loop
+from harness.results.causes import mask_made_up
 from harness.rules.registry import Violation
 from harness.scenario import LoopScenario
 
@@ -40,10 +41,8 @@ from harness.scenario import LoopScenario
 #: a loaded machine)
 MATRIX_LOOP_TIMEOUT = 90.0
 
-#: what changes from one run to the next in a violation's words: seconds and made-up ids (a
-#: uuid, a long hex string such as a reasoning item's id)
+#: what changes from one run to the next in a violation's words besides made-up ids: seconds
 _SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b")
-_MADE_UP = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{24,}")
 
 
 def masked(message: str) -> str:
@@ -54,7 +53,7 @@ def masked(message: str) -> str:
     'it exited with status 0 after N s'
     """
     head = message.partition("\n")[0].removesuffix("; the end of its output:")
-    return _MADE_UP.sub("<made-up>", _SECONDS.sub("N s", head))
+    return mask_made_up(_SECONDS.sub("N s", head))
 
 
 def scenario_file(scenario: LoopScenario) -> str:
@@ -306,12 +305,12 @@ def _loop_section(entry: Mapping[str, Any]) -> list[str]:
     by_case = {f"{r['scenario']}[{r['dialect']}]": r for r in _runs(entry)}
     for bug in _bugs(entry):
         runs = [str(c) for c in bug["runs"]]
-        script = bug.get("reproduction")  # a part written before the loops had scripts has none
-        reproduced = f" Reproduced by [{script}](../{script})." if script else ""
+        script = bug["reproduction"]
         lines += [
             "",
             f"- **{bug['id']}** ({_VERDICT_WORDS[str(bug['verdict'])]}; "
-            f"{', '.join(f'`{c}`' for c in runs)}): {bug['explanation']}{reproduced}",
+            f"{', '.join(f'`{c}`' for c in runs)}): {bug['explanation']} "
+            f"Reproduced by [{script}](../{script}).",
         ]
         lines += _evidence([by_case[c] for c in runs])
     unexplained = [str(c) for c in entry.get("unexplained", ())]

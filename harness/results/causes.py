@@ -29,6 +29,25 @@ Origin = Literal["first-party", "gateway"]
 ERROR = "error"
 
 
+#: what a library or framework makes up anew on each run: uuids, random hex ids (pydantic-ai's
+#: ``pyd_ai_...``, a Responses reasoning item's), the AI SDK's ``generateId`` (16 letters and
+#: digits, quoted whole, with a digit or a capital)
+_MADE_UP = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{24,}"
+    r"|(?<=')(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{16}(?=')"
+)
+
+
+def mask_made_up(text: str) -> str:
+    """``text`` with each id made up anew on every run said as ``<made-up>``, for what is
+    committed and must come out the same on every run (the conformance matrix).
+
+    >>> mask_made_up("call 'pyd_ai_6bef2570d59b45ce8a8d8785c94e3ab0' and 'Ukjdp0IEKmXScsls'")
+    "call 'pyd_ai_<made-up>' and '<made-up>'"
+    """
+    return _MADE_UP.sub("<made-up>", text)
+
+
 def origin(result: ScenarioResult) -> Origin:
     """Who sends the case's shape: the dialect's own servers, or only gateways and proxies (the
     scenario is tagged ``gateway``, or its quirk case adds a quirk only gateways send)."""

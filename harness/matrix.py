@@ -24,29 +24,26 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness._errors import AdapterError
 from harness.adapters.libs import Library
 from harness.adapters.libs import libraries as all_libraries
 from harness.adapters.libs.explanations import Explanation, explanation_of, explanations
 from harness.adapters.loop.frameworks import FRAMEWORK_LOOPS
-from harness.adapters.registry import resolve_adapter
+from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.loop.frameworks import FrameworkRun, render_loops_markdown
-from harness.model.driver_run import declared_contract
 from harness.replay import DEFAULT_TIMEOUT, cases_to_run, run_cases
-from harness.replay.dialects import adapter_session_dialect
+from harness.replay.dialects import adapter_contract, adapter_session_dialect
 from harness.replay.result import ScenarioResult
-from harness.results.causes import Cause, group_causes, origin
+from harness.results.causes import Cause, group_causes, mask_made_up, origin
 from harness.scenario import Scenario
 from harness.scenario.cases import ALL, Selection
 
 ORIGINS = ("first-party", "gateway")
-#: the layers of the matrix's libraries, in the document's order
-LAYERS = ("driver", "session")
 STATUSES = ("pass", "fail", "error", "skip")
 
 
@@ -73,19 +70,10 @@ class Bug:
         }
 
 
-#: what a library makes up anew on each run (uuids, random hex ids such as pydantic-ai's
-#: ``pyd_ai_...``, the AI SDK's ``generateId``: 16 letters and digits, quoted whole, with a digit
-#: or a capital): the committed matrix must come out the same on every run
-_MADE_UP = re.compile(
-    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{24,}"
-    r"|(?<=')(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{16}(?=')"
-)
-
-
 def cause_json(cause: Cause) -> dict[str, object]:
     """``Cause.to_json``, with the ids a library made up in its message said as ``<made-up>``."""
     record = cause.to_json()
-    record["message"] = _MADE_UP.sub("<made-up>", str(record["message"]))
+    record["message"] = mask_made_up(str(record["message"]))
     return record
 
 
@@ -211,25 +199,32 @@ def run_libraries(
             continue
         adapter = resolve_adapter(library.adapter)
         mine = [s for s in scenarios if s.layer == library.layer]
-        if library.layer == "driver":
-            asked = adapter.factory()
-            try:
-                contract = str(declared_contract(asked))
-            finally:  # an exec: library's process, which would wait for the harness to exit
-                close = getattr(asked, "close", None)
-                if callable(close):
-                    close()
-            cases = cases_to_run(mine, adapter, quirks=quirks) if mine else []
+        # asked of the factory within the time limit; a library that cannot say (its process
+        # does not answer hello) still runs its cases, each an error that says why
+        try:
+            contract = _contract(library, adapter)
+        except AdapterError:
+            contract = "unknown"
+        if not mine:
+            cases = []
+        elif library.layer == "driver":
+            cases = cases_to_run(mine, adapter, quirks=quirks)
         else:
-            codec = adapter_session_dialect(adapter, DEFAULT_TIMEOUT)
-            contract = codec.name if codec is not None else "canonical"
-            cases = cases_to_run(mine, adapter, variations=quirks) if mine else []
+            cases = cases_to_run(mine, adapter, variations=quirks)
         # an exec: library's process drives case after case (a fresh one after a failed turn)
         reusing = getattr(adapter.factory, "reusing", contextlib.nullcontext)
         with reusing():
             results = tuple(r.slim() for r in run_cases(cases, adapter))
         runs.append(LibraryRun(library, version, contract, results))
     return runs
+
+
+def _contract(library: Library, adapter: AdapterInfo) -> str:
+    """How a driver library hands calls over, or the UI protocol a consumer reads."""
+    if library.layer == "driver":
+        return adapter_contract(adapter, DEFAULT_TIMEOUT)
+    codec = adapter_session_dialect(adapter, DEFAULT_TIMEOUT)
+    return codec.name if codec is not None else "canonical"
 
 
 def problems(runs: Iterable[LibraryRun]) -> list[str]:

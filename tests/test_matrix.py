@@ -426,7 +426,7 @@ def test_an_exec_library_drives_case_after_case_in_one_process(
     monkeypatch.setattr(ProcessFactory, "__call__", recording)
     (run,) = run_libraries(scenarios(PASSES, SHOWS, PASSES), [NODE], quirks=NONE)
     assert [r.status for r in run.results] == ["pass", "pass", "pass"]
-    # the probe's and the contract's processes came first
+    # the probe's process came first
     assert len({a.process.pid for a in adapters[-3:]}) == 1
     assert all(a.process.poll() is not None for a in adapters)  # none left waiting
 
@@ -446,8 +446,13 @@ def test_an_exec_library_drives_case_after_case_in_one_process(
         assert fresh is not first and first.process.poll() is not None
         fresh.kill()
         fresh.close()
-        assert factory() is not fresh
-    assert first.process.poll() is not None and fresh.process.poll() is not None
+        last = factory()
+        assert last is not fresh
+        with contextlib.suppress(DriverFailed):
+            list(last.drive(iter(())))
+        last.close()  # kept, between turns: closed on leaving
+        assert last.process.poll() is None
+    assert last.process.poll() is not None
 
 
 #: a UI protocol's "consumer" with one known bug: the AG-UI mutant that shows a result delivered

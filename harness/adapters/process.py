@@ -160,6 +160,7 @@ class _StderrTail:
         self.total = 0
         self.exceeded = False
         self._pipe, self._limit, self._stop = pipe, limit, stop
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._drain, name="harness-stderr", daemon=True)
         self._thread.start()
 
@@ -172,11 +173,20 @@ class _StderrTail:
                 return
             if not data:
                 return
-            self.total += len(data)
-            self.tail = (self.tail + data)[-_STDERR_TAIL:]
-            if self.total > self._limit and not self.exceeded:
-                self.exceeded = True
+            with self._lock:
+                self.total += len(data)
+                self.tail = (self.tail + data)[-_STDERR_TAIL:]
+                over = self.total > self._limit and not self.exceeded
+                self.exceeded = self.exceeded or over
+            if over:
                 self._stop()
+
+    def renew(self) -> None:
+        """Count afresh for another case of the same process: what it wrote before is not the
+        new case's, neither in the tail an error quotes nor against the limit."""
+        with self._lock:
+            self.tail = b""
+            self.total = 0
 
     def text(self, wait: float = 1.0) -> str:
         """The tail, once the process's stderr is closed (or ``wait`` passed)."""
@@ -234,7 +244,7 @@ class ProcessAdapter:
     def _renew(self) -> None:
         """Ready for another case: what the last one wrote to stderr, and its stdout count,
         are not this one's."""
-        self._stderr.tail = b""
+        self._stderr.renew()
         self._read_total = 0
 
     # -- the conversation ----------------------------------------------------------------
@@ -638,7 +648,13 @@ class ProcessAdapter:
             and not self._stderr.exceeded
             and not self._eof
             and self._read_line(timeout=0) is None
+            and not self._buffer  # nor half a line
         )
+
+    def discard(self) -> None:
+        """Close the process, whoever would have kept it."""
+        self._keeper = None
+        self.close()
 
     def close(self) -> None:
         """Ask the process to stop, make sure it does (and whatever it started), and close
@@ -685,8 +701,7 @@ class ProcessFactory:
             if idle.process.poll() is None:
                 idle._renew()
                 return idle
-            idle._keeper = None
-            idle.close()
+            idle.discard()
         adapter = ProcessAdapter(self.argv, self.limits)
         if self._reuse:
             adapter._keeper = self._keep
@@ -702,10 +717,12 @@ class ProcessFactory:
     def reusing(self) -> Iterator[None]:
         """Within it, a driver process whose turn ended with ``done`` serves the next case too
         (protocol 2 lets a process drive several turns, one after the other): its start, which
-        for a Node.js library is most of a case's time, is paid once, not per case. A process
-        that erred, hung, was cancelled without saying done, broke a limit or said anything out
-        of place is closed as ever, and the next case starts a fresh one; the one kept last is
-        closed on leaving. ``harness matrix`` runs each library's cases so."""
+        for a Node.js library is most of a case's time, is paid once, not per case (a driver
+        that reported an error with its done is kept: it ended its turn). A process that hung,
+        was cancelled without saying done, broke a limit or said anything out of place is
+        closed as ever, and the next case starts a fresh one; the one kept last is closed on
+        leaving. For replays one after the other (``harness matrix`` runs each library's cases
+        so), not side by side."""
         self._reuse = True
         try:
             yield
@@ -713,8 +730,7 @@ class ProcessFactory:
             self._reuse = False
             idle, self._idle = self._idle, None
             if idle is not None:
-                idle._keeper = None
-                idle.close()
+                idle.discard()
 
     def check(self, timeout: float = PROBE_SECONDS) -> None:
         """Raise ``UsageError`` when the process cannot even say hello: every scenario would

@@ -25,6 +25,7 @@ from harness._errors import UsageError
 from harness.adapters.registry import AdapterInfo
 from harness.codecs.session.base import SessionCodec, fed_events, producer_variants
 from harness.codecs.session.registry import session_codec
+from harness.model.driver_run import CONTRACTS, declared_contract
 from harness.scenario import SessionScenario
 
 _CASES: weakref.WeakKeyDictionary[SessionScenario, dict[str, SessionScenario | str]] = (
@@ -51,6 +52,22 @@ def adapter_session_dialect(info: AdapterInfo, timeout: float) -> SessionCodec |
     else:
         name = getattr(info.factory, "session_dialect", None)
     return session_codec(name) if isinstance(name, str) else None
+
+
+def adapter_contract(info: AdapterInfo, timeout: float) -> str:
+    """The contract a driver adapter declares (``emits_calls``), asked as its session dialect
+    is: of an exec: process's factory, within ``timeout`` (``AdapterError`` when it cannot say
+    hello); of an in-process adapter, by making one."""
+    declared = getattr(info.factory, "declared", None)
+    if callable(declared):
+        return str(declared(timeout).get("emits_calls", CONTRACTS[0]))
+    made = info.factory()
+    try:
+        return str(declared_contract(made))
+    finally:  # whatever it holds (a client, a socket)
+        close = getattr(made, "close", None)
+        if callable(close):
+            close()
 
 
 def dialect_case(scenario: SessionScenario, codec: SessionCodec) -> SessionScenario | str:

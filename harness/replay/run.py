@@ -253,13 +253,15 @@ def cases_to_run(
             check_variations(variations)
         except ValueError as exc:
             raise UsageError(f"--variations: {exc}") from None
+    # what the user named: quirks for driver scenarios, variations (producer variants among
+    # them) for the others
+    option = "--quirks" if any(isinstance(s, DriverScenario) for s in scenarios) else ""
+    option = option or "--variations"
     try:
         cases = cases_for(scenarios, adapter, quirks, variations=variations)
     except ValueError as exc:
-        raise UsageError(f"--quirks: {exc}") from None
+        raise UsageError(f"{option}: {exc}") from None
     if scenarios and not cases:
-        option = "--quirks" if any(isinstance(s, DriverScenario) for s in scenarios) else ""
-        option = option or "--variations"
         raise UsageError(f"no scenario under {where} can carry {option}")
     if first_party:
         cases = [case for case in cases if is_first_party(case)]

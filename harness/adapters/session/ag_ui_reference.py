@@ -173,10 +173,11 @@ class ReferenceAGUIConsumer:
         message_id = self.chunk_id(event, "text", "messageId")
         if message_id is None:
             return  # the client refuses a first chunk without a messageId
-        if self.find(message_id) is None:
-            self.new_message(event, event.get("role") or "assistant", message_id)
+        message = self.find(message_id) or self.new_message(
+            event, event.get("role") or "assistant", message_id
+        )
         if event.get("delta"):
-            self.on_text_message_content({**event, "messageId": message_id})
+            message["content"] = (message.get("content") or "") + event["delta"]
 
     def on_tool_call_chunk(self, event: dict[str, Any]) -> None:
         call_id = self.chunk_id(event, "tool", "toolCallId")

@@ -757,7 +757,11 @@ class _Producer:
         kind = event["type"]
         agent = event.get("subagentRunId")
         if kind in ("TEXT_MESSAGE_END", "TOOL_CALL_END"):
-            return []  # the client's transform closes the chunk stream at the next event
+            # the client's transform closes the chunk stream at the next event; the names of
+            # what ended are not needed again
+            ended = event["messageId"] if kind == "TEXT_MESSAGE_END" else event["toolCallId"]
+            self.named.pop((agent, ended), None)
+            return []
         if kind == "TEXT_MESSAGE_START":
             named = {"messageId": event["messageId"], "role": event.get("role", "assistant")}
             self.named[(agent, event["messageId"])] = named

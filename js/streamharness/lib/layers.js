@@ -44,13 +44,17 @@ function helloFor(layer, protocols, name) {
  *   runSession({ sessionDialect: 'ag-ui', feed: (e) => store.dispatch(e), view: () => ({ main: store.messages }) });
  */
 export function runSession(options) {
+  // a consumer of canonical events answers notifications and a transcript; one of a UI
+  // protocol answers view()
+  const answers =
+    options?.sessionDialect === undefined
+      ? { notifications: required.function, transcript: required.function, view: absent('view() is for a consumer of a UI protocol (sessionDialect)') }
+      : { notifications: absent('a consumer of a UI protocol answers view()'), transcript: absent('a consumer of a UI protocol answers view()'), view: required.function };
   const { name, sessionDialect, feed, notifications, transcript, view } = checkOptions('runSession', options, {
     name: optional.string,
     sessionDialect: optional.string,
     feed: required.function,
-    notifications: options?.sessionDialect === undefined ? required.function : absent('a consumer of a UI protocol answers view()'),
-    transcript: options?.sessionDialect === undefined ? required.function : absent('a consumer of a UI protocol answers view()'),
-    view: options?.sessionDialect === undefined ? absent('view() is for a consumer of a UI protocol (sessionDialect)') : required.function,
+    ...answers,
   });
   if (sessionDialect !== undefined) {
     const hello = helloFor('session', [2], name);

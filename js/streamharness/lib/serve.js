@@ -121,7 +121,6 @@ export const required = {
 
 export const optional = {
   string: (value) => (value === undefined ? null : required.string(value)),
-  function: (value) => (value === undefined ? null : required.function(value)),
   oneOf:
     (...values) =>
     (value) =>

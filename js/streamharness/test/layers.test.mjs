@@ -91,7 +91,11 @@ test('a consumer of a UI protocol names it, answers view once its work settled, 
       name: 'late-reducer',
       session_dialect: 'ag-ui',
     });
-    assert.deepEqual(await ask(harness, { op: 'feed', event: { type: 'RUN_STARTED' } }), { ok: true });
+    // the view is asked in the same write as the feed: only the feed's answer waiting for the
+    // reducer's work lets the view show it
+    harness.send(`${JSON.stringify({ op: 'feed', event: { type: 'RUN_STARTED' } })}\n${JSON.stringify({ op: 'view' })}`);
+    assert.deepEqual(await harness.next(), { ok: true });
+    assert.deepEqual(await harness.next(), { ok: true, view: { main: ['RUN_STARTED'] } });
     assert.deepEqual(await ask(harness, { op: 'feed', event: { type: 'explode' } }), { ok: false, error: 'feed failed: Error: the reducer exploded' });
     assert.deepEqual(await ask(harness, { op: 'view' }), { ok: true, view: { main: ['RUN_STARTED'] } });
     assert.deepEqual(await ask(harness, { op: 'transcript' }), { ok: false, error: 'unknown op "transcript"' });

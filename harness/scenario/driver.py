@@ -111,7 +111,9 @@ def _transport(top: Fields) -> tuple[Fault, ...]:
     for i, text in enumerate(items):
         line = items.line_of(i)
         if not isinstance(text, str):
-            top.note(line, f"a transport fault is written cut:N, end:N or stall:N:SECONDS, got {text!r}")
+            top.note(
+                line, f"a transport fault is written cut:N, end:N or stall:N:SECONDS, got {text!r}"
+            )
             continue
         try:
             fault = parse_fault(text)

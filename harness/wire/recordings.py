@@ -17,13 +17,14 @@ import itertools
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
 from harness._errors import UsageError, WireError, excerpt
-from harness._files import read_text
-from harness.wire.cassette import Interaction, read_cassette
+from harness._files import max_file_bytes, read_text
+from harness.wire.cassette import Interaction, max_cassette_bytes, read_cassette
 from harness.wire.sse import parse_jsonl, parse_sse
 
 Framing = Literal["sse", "json-array", "jsonl"]
@@ -222,13 +223,52 @@ def recorded_cassette(
 ) -> tuple[RecordedResponse, ...]:
     """Every response of a vcrpy cassette, whatever the file's name, or only ``interaction``
     when it is given (the others' bodies are not read); a cassette without any is a
-    ``WireError``: there is nothing in it to replay, serve or convert."""
+    ``WireError``: there is nothing in it to replay, serve or convert. The last answer is kept
+    while the file stays as it was: reading a long cassette takes seconds, and a run reads the
+    same one again for each scenario that names it (``harness bench --wire``: once for the
+    stream, once for its scenario)."""
+    key = _file_key(path, interaction)
+    if key is not None and _LAST_READ.get(key) is not None:
+        return _LAST_READ[key]
     if interaction is not None:
-        return tuple(_from_interaction(i) for i in read_cassette(path, interaction))
-    interactions = read_cassette(path)
-    if not interactions:
-        raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
-    return tuple(_from_interaction(i) for i in interactions)
+        read = tuple(_from_interaction(i) for i in read_cassette(path, interaction))
+    else:
+        interactions = read_cassette(path)
+        if not interactions:
+            raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
+        read = tuple(_from_interaction(i) for i in interactions)
+    _LAST_READ.clear()
+    if key is not None:
+        _LAST_READ[key] = read
+    return read
+
+
+#: the last cassette read, by ``_file_key``
+_LAST_READ: dict[tuple[object, ...], tuple[RecordedResponse, ...]] = {}
+
+
+def _file_key(path: str | os.PathLike[str], interaction: int | None) -> tuple[object, ...] | None:
+    """What tells a cassette's read apart: the file (as it is now) and the interaction named,
+    and the limits in force on the file and its bodies; None if the file cannot be looked at (the read then
+    says why)."""
+    try:
+        status = os.stat(path)
+        where = os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(status.st_mode):
+        return None
+    return (
+        where,
+        status.st_dev,
+        status.st_ino,
+        status.st_size,
+        status.st_mtime_ns,
+        status.st_ctime_ns,
+        interaction,
+        max_file_bytes(),
+        max_cassette_bytes(),
+    )
 
 
 def recorded_body(path: str | os.PathLike[str]) -> RecordedResponse:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,11 @@ import pytest
 from harness.wire import read_cassette
 from harness.wire import recordings as recordings_module
 from harness.wire.recordings import recorded_cassette
-from tests.hostile.for_tests import write
+from harness.wirereplay import SdkReplay, recorded_stream
+from tests.hostile.for_tests import ROOT, write
 
 URI = "https://api.openai.com/v1/chat/completions"
+TOOLS = ROOT / "cassettes" / "real-traffic" / "llm-anthropic" / "test_tools.yaml"
 
 
 def _cassette(interactions: int) -> str:
@@ -79,3 +82,28 @@ def test_a_cassette_read_again_unchanged_is_not_parsed_again(
     with pytest.raises(Exception, match="HARNESS_MAX_CASSETTE_BYTES"):
         recorded_cassette(path)
     assert len(reads) == 4
+
+
+def test_vcrpy_reads_a_cassette_once_for_every_replay_and_is_served_the_one_interaction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every round of ``harness bench --wire`` had vcrpy read the whole cassette again (seconds
+    for 20,000 interactions), counted as the SDK's time."""
+    from vcr.persisters.filesystem import FilesystemPersister  # type: ignore[import-untyped]
+
+    loads: list[str] = []
+    served: list[int] = []
+    real = FilesystemPersister.load_cassette
+
+    def counted(path: str, serializer: Any) -> Any:
+        loads.append(os.fspath(path))
+        return real(path, serializer)
+
+    monkeypatch.setattr(FilesystemPersister, "load_cassette", staticmethod(counted))
+    replay = SdkReplay(recorded_stream(TOOLS, 1))
+    outcomes = {replay.run() for _ in range(3)}
+    assert len(outcomes) == 1 and len(loads) == 1
+    served.append(len(replay.persister.load_cassette(str(TOOLS), None)[0]))
+    assert served == [1]
+    (outcome,) = outcomes
+    assert not outcome.tool_calls and "pelican" in outcome.text  # interaction 1, not 0

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.wire import read_cassette
 from harness.wire import recordings as recordings_module
@@ -107,3 +109,77 @@ def test_vcrpy_reads_a_cassette_once_for_every_replay_and_is_served_the_one_inte
     assert served == [1]
     (outcome,) = outcomes
     assert not outcome.tool_calls and "pelican" in outcome.text  # interaction 1, not 0
+
+
+# -- a large turn: what every quirk case of a scenario shares is worked out once -------------------
+
+
+def _large_turn(size: int) -> Any:
+    from harness.scenario import parse_scenario
+
+    text = json.dumps("word " * (size // 5))
+    scenario = parse_scenario(
+        "id: large\ntitle: A large turn\ndescription: large\nsource: test\nlayer: driver\n"
+        "trace:\n  - cycle:\n      blocks:\n"
+        f"        - text: {{text: {text}, chunks: 20}}\n"
+        f"        - tool_use: {{id: c1, name: w, input: {{content: {text}}}, chunks: 20}}\n",
+        "large.yaml",
+    )
+    return scenario
+
+
+def test_a_long_string_is_escaped_once_for_every_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Escaping the turn's text and arguments again in each case's encoding was most of the
+    work of encoding a large turn; each case's chunks are still exactly what they were."""
+    from harness.codecs import dialects
+    from harness.codecs import text as text_module
+
+    scenario = _large_turn(200_000)
+    codec = dialects()["openai-chat"]
+    before = {q: codec.encode(scenario.turn, (q,)) for q in ("crlf", "null_fields")}
+    escaped: list[int] = []
+    real = text_module.encode_basestring
+
+    def counted(value: str) -> str:
+        escaped.append(len(value))
+        return real(value)
+
+    monkeypatch.setattr(text_module, "encode_basestring", counted)
+    monkeypatch.setattr(text_module, "_ESCAPED", {})
+    monkeypatch.setattr(text_module, "_escaped_bytes", 0)
+    after = {q: codec.encode(scenario.turn, (q,)) for q in ("crlf", "null_fields")}
+    codec.encode(scenario.turn, ())
+    assert after == before
+    long_fragments = sum(
+        len(getattr(e, "text", None) or getattr(e, "fragment", None) or "") >= text_module.LONG
+        for e in scenario.turn
+    )
+    assert 0 < len(escaped) <= long_fragments  # once each, not once a case
+
+
+_STRINGS = st.text(
+    alphabet=st.sampled_from(["a", "\x00", "0", "1", '"', "\\", "é", "😀", "\ud800"])
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | _STRINGS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_STRINGS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(payload=_JSON, ensure_ascii=st.booleans(), padded=st.booleans())
+def test_json_with_long_strings_reused_is_exactly_json_dumps(
+    payload: Any, ensure_ascii: bool, padded: bool
+) -> None:
+    """Whatever the strings hold (a mark's own characters included), as ``json.dumps``."""
+    from harness.codecs import text as text_module
+
+    separators = (" , ", " : ") if padded else (",", ":")
+    long = text_module.LONG
+    text_module.LONG = 3  # every string of three characters or more is a long one
+    try:
+        for _ in range(2):  # escaped, then reused
+            got = text_module.json_text(payload, separators, ensure_ascii=ensure_ascii)
+            assert got == json.dumps(payload, separators=separators, ensure_ascii=ensure_ascii)
+    finally:
+        text_module.LONG = long

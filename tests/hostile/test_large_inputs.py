@@ -157,6 +157,17 @@ def test_a_long_string_is_escaped_once_for_every_case(monkeypatch: pytest.Monkey
     assert 0 < len(escaped) <= long_fragments  # once each, not once a case
 
 
+def test_the_facts_of_a_turn_are_worked_out_once_for_its_cases() -> None:
+    """Its calls' arguments were joined and parsed (twice) again in every case."""
+    from harness.model.driver import turn_facts
+
+    scenario = _large_turn(50_000)
+    facts = turn_facts(scenario.turn)
+    assert turn_facts(scenario.turn) is facts
+    (call,) = facts.calls
+    assert call.valid and "valid" in vars(call)  # parsed once, then kept
+
+
 _STRINGS = st.text(
     alphabet=st.sampled_from(["a", "\x00", "0", "1", '"', "\\", "é", "😀", "\ud800"])
 )

@@ -18,7 +18,7 @@ from harness.wire import read_cassette
 from harness.wire import recordings as recordings_module
 from harness.wire.recordings import recorded_cassette
 from harness.wirereplay import SdkReplay, recorded_stream
-from tests.hostile.for_tests import ROOT, write
+from tests.hostile.for_tests import ROOT, run_cli, write
 
 URI = "https://api.openai.com/v1/chat/completions"
 TOOLS = ROOT / "cassettes" / "real-traffic" / "llm-anthropic" / "test_tools.yaml"
@@ -226,3 +226,12 @@ def test_json_with_long_strings_reused_is_exactly_json_dumps(
             assert got == json.dumps(payload, separators=separators, ensure_ascii=ensure_ascii)
     finally:
         text_module.LONG = long
+
+
+def test_converting_one_of_many_interactions_names_a_few_others(tmp_path: Path) -> None:
+    """A cassette of 20,000 interactions wrote a line for each of the 19,999 others."""
+    path = write(tmp_path / "c.yaml", _cassette(30))
+    code, _, err = run_cli("large valid inputs", "convert", str(path), "-o", "-")
+    assert code == 0, err
+    assert err.count("also in the recording") == 20
+    assert "and 9 more interactions (21 to 29)" in err

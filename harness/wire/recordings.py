@@ -230,6 +230,9 @@ def recorded_cassette(
     key = _file_key(path, interaction)
     if key is not None and _LAST_READ.get(key) is not None:
         return _LAST_READ[key]
+    whole = None if key is None else _LAST_READ.get((*key[:-3], None, *key[-2:]))
+    if whole is not None and interaction is not None and 0 <= interaction < len(whole):
+        return (whole[interaction],)  # one of the whole cassette read last
     if interaction is not None:
         read = tuple(_from_interaction(i) for i in read_cassette(path, interaction))
     else:
@@ -237,8 +240,8 @@ def recorded_cassette(
         if not interactions:
             raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
         read = tuple(_from_interaction(i) for i in interactions)
-    _LAST_READ.clear()
     if key is not None:
+        _LAST_READ.clear()
         _LAST_READ[key] = read
     return read
 

@@ -76,8 +76,9 @@ def test_a_cassette_read_again_unchanged_is_not_parsed_again(
     monkeypatch.setattr(recordings_module, "read_cassette", counted)
     first = recorded_cassette(path, 2)
     assert recorded_cassette(path, 2) == first and len(reads) == 1
-    recorded_cassette(path)  # another interaction (all of them): read
+    whole = recorded_cassette(path)  # another interaction (all of them): read
     assert len(reads) == 2
+    assert recorded_cassette(path, 1) == (whole[1],) and len(reads) == 2  # one of those read
     write(path, _cassette(4))  # changed: read again
     assert len(recorded_cassette(path)) == 4 and len(reads) == 3
     monkeypatch.setenv("HARNESS_MAX_CASSETTE_BYTES", "1")  # another limit: read again

@@ -13,6 +13,7 @@ event stream, a JSON array streamed across lines, or JSON lines with the SSE fra
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -240,7 +241,7 @@ def recorded_cassette(
         if not interactions:
             raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
         read = tuple(_from_interaction(i) for i in interactions)
-    if key is not None:
+    if key is not None and _file_key(path, interaction) == key:  # not changed while read
         _LAST_READ.clear()
         _LAST_READ[key] = read
     return read
@@ -251,27 +252,23 @@ _LAST_READ: dict[tuple[object, ...], tuple[RecordedResponse, ...]] = {}
 
 
 def _file_key(path: str | os.PathLike[str], interaction: int | None) -> tuple[object, ...] | None:
-    """What tells a cassette's read apart: the file (as it is now) and the interaction named,
-    and the limits in force on the file and its bodies; None if the file cannot be looked at (the read then
-    says why)."""
+    """What tells a cassette's read apart: the file (where it is, and a digest of what it holds:
+    its times change too coarsely to tell two writes apart), the interaction named, and the
+    limits in force on the file and its bodies; None if the file is not a regular file within
+    the limit (the read then says why)."""
     try:
-        status = os.stat(path)
         where = os.path.realpath(path)
+        limit = max_file_bytes()
+        status = os.stat(where)  # before opening: a FIFO would block the open
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+            return None
+        with open(where, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # replaced since
+                return None
+            digest = hashlib.sha1(file.read(limit + 1), usedforsecurity=False).digest()
     except (OSError, ValueError):
         return None
-    if not stat.S_ISREG(status.st_mode):
-        return None
-    return (
-        where,
-        status.st_dev,
-        status.st_ino,
-        status.st_size,
-        status.st_mtime_ns,
-        status.st_ctime_ns,
-        interaction,
-        max_file_bytes(),
-        max_cassette_bytes(),
-    )
+    return (where, digest, interaction, max_file_bytes(), max_cassette_bytes())
 
 
 def recorded_body(path: str | os.PathLike[str]) -> RecordedResponse:

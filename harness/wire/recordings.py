@@ -265,7 +265,8 @@ def _file_key(path: str | os.PathLike[str], interaction: int | None) -> tuple[ob
         with open(where, "rb") as file:
             if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # replaced since
                 return None
-            digest = hashlib.sha1(file.read(limit + 1), usedforsecurity=False).digest()
+            # as much as it held (a read of the limit allocates the limit first)
+            digest = hashlib.sha1(file.read(status.st_size + 1), usedforsecurity=False).digest()
     except (OSError, ValueError):
         return None
     return (where, digest, interaction, max_file_bytes(), max_cassette_bytes())

@@ -33,7 +33,7 @@ from harness.adapters.registry import BUNDLED, resolve_adapter
 from harness.codecs import dialects
 from harness.replay.cases import cases_for
 from harness.replay.run import run_cases
-from harness.scenario import load_scenario
+from harness.scenario import DriverScenario, load_scenario
 from harness.wire import read_cassette
 
 ADAPTER = "driver-openai-chat-reference"
@@ -121,8 +121,9 @@ def driver_figures(path: Path, quirks: str) -> dict[str, float]:
     info = resolve_adapter(ADAPTER)
     codec = dialects()["openai-chat"]
     scenario = load_scenario(path)
+    assert isinstance(scenario, DriverScenario)
     chunks = [c.data for c in codec.encode(scenario.turn, scenario.quirks)]
-    driver = BUNDLED[ADAPTER].factory
+    driver: Any = BUNDLED[ADAPTER].factory
     baseline = min(seconds(lambda: list(driver().drive(iter(chunks))))[0] for _ in range(3))
     found, cases = seconds(lambda: cases_for([scenario], info, quirks))
     ran, results = seconds(lambda: [r.slim() for r in run_cases(cases, info)])

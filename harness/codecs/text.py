@@ -23,7 +23,7 @@ import json
 import re
 import sys
 from collections.abc import Collection
-from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 ASCII_ESCAPES = "ascii_escapes"

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import gc
 import json
+import json.encoder
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +69,7 @@ def test_a_cassette_read_again_unchanged_is_not_parsed_again(
     it again for every ``wire:`` scenario that names it."""
     path = write(tmp_path / "c.yaml", _cassette(3))
     reads: list[object] = []
-    real = recordings_module.read_cassette
+    real = read_cassette
 
     def counted(*args: Any) -> Any:
         reads.append(args)
@@ -142,7 +144,7 @@ def test_a_long_string_is_escaped_once_for_every_case(monkeypatch: pytest.Monkey
     codec = dialects()["openai-chat"]
     before = {q: codec.encode(scenario.turn, (q,)) for q in ("crlf", "null_fields")}
     escaped: list[int] = []
-    real = text_module.encode_basestring
+    real = json.encoder.encode_basestring
 
     def counted(value: str) -> str:
         escaped.append(len(value))
@@ -197,7 +199,7 @@ def test_a_stream_without_cr_is_split_without_the_regular_expression(
 
         def finditer(self, *args: Any) -> Any:
             Counted.calls += 1
-            return sse.re.compile(r"\r\n|\r|\n").finditer(*args)
+            return re.compile(r"\r\n|\r|\n").finditer(*args)
 
     monkeypatch.setattr(sse, "LINE_END", Counted())
     events = sse.parse_sse("data: 1\n\ndata: 2\n\n", source="s")

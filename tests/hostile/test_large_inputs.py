@@ -211,7 +211,10 @@ _STRINGS = st.text(
 )
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | _STRINGS,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_STRINGS, inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, min_size=1, max_size=4)
+        | st.dictionaries(_STRINGS, inner, min_size=1, max_size=4)
+    ),
     max_leaves=12,
 )
 

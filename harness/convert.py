@@ -48,12 +48,24 @@ class Conversion:
     others: tuple[RecordedResponse, ...]
 
     def note(self) -> str:
-        """Which response was converted, and what else the recording holds (for stderr)."""
+        """Which response was converted, and what else the recording holds (for stderr): the
+        first ``NOTED`` others, then how many more (a cassette of 20,000 interactions wrote
+        19,999 lines)."""
         lines = [f"converted {self.response.label} ({self.response.dialect})"]
-        for other in self.others:
+        for other in self.others[:NOTED]:
             why = other.problem or f"{other.dialect} stream (--interaction {other.interaction})"
             lines.append(f"  also in the recording: interaction {other.interaction}: {why}")
+        if len(self.others) > NOTED:
+            rest = self.others[NOTED:]
+            lines.append(
+                f"  and {len(rest):,} more interactions ({rest[0].interaction} to "
+                f"{rest[-1].interaction})"
+            )
         return "\n".join(lines)
+
+
+#: the other responses of a recording ``Conversion.note`` names one by one
+NOTED = 20
 
 
 def convert_recording(

@@ -22,9 +22,9 @@ reason, so the two can be compared with ``==``:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
-import itertools
 import json
 import os
 from collections.abc import Iterable
@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from harness._errors import UsageError
+from harness._yaml import building
 from harness.adapters.libs import LIBRARIES
 from harness.adapters.registry import AdapterInfo, resolve_adapter
 from harness.codecs import dialects
@@ -212,19 +213,11 @@ class SdkReplay:
         from vcr.record_mode import RecordMode  # type: ignore[import-untyped]
 
         response = self.response
-        wanted = response.interaction or 0
-        counter = itertools.count()
-
-        def keep_wanted(request: Any, answer: Any) -> tuple[Any, Any] | None:
-            # vcrpy plays the first unplayed match: keep only the interaction meant
-            return (request, answer) if next(counter) == wanted else None
-
         recorder = vcr.VCR(record_mode=RecordMode.NONE, match_on=MATCH_ON)
         got: list[DriverOutput] = []
         with recorder.use_cassette(
             response.path,
             persister=self.persister,
-            after_load_interaction=keep_wanted,
         ):
             sdk = self.code.client(base_url=self.base_url)
             try:
@@ -259,36 +252,34 @@ def _from_vcrpy(exc: BaseException) -> BaseException | None:
 
 
 class _Persister:
-    """How vcrpy gets the cassette: a stock cassette it reads itself; one it cannot read (as
-    pydantic-ai's flavour, whose bodies are ``parsed_body:`` YAML) comes from ``read_cassette``
-    through the response list, and a raw body file becomes one interaction at the dialect's
-    URL. Nothing is ever saved (record mode ``none``)."""
+    """How vcrpy gets the cassette: the one interaction replayed, as vcrpy reads a stock
+    cassette; from one it cannot read (as pydantic-ai's flavour, whose bodies are
+    ``parsed_body:`` YAML) as ``read_cassette`` read it, and a raw body file as one interaction
+    at the dialect's URL. Read once and served on every replay (a cassette of 20,000
+    interactions takes vcrpy seconds to read, which every round of ``harness bench --wire`` paid
+    again and counted as the SDK's time). Nothing is ever saved (record mode ``none``)."""
 
     def __init__(self, response: RecordedResponse, uri: str) -> None:
         self.response = response
         self.uri = uri
-        self._ours: tuple[list[Any], list[Any]] | None = None  # read once, served every time
+        self._served: tuple[list[Any], list[Any]] | None = None  # read once, served every time
 
     def load_cassette(self, cassette_path: str, serializer: Any) -> tuple[list[Any], list[Any]]:
+        if self._served is None:
+            self._served = self._read(cassette_path, serializer)
+        requests, answers = self._served
+        return list(requests), list(answers)
+
+    def _read(self, cassette_path: str, serializer: Any) -> tuple[list[Any], list[Any]]:
         from vcr.persisters.filesystem import FilesystemPersister  # type: ignore[import-untyped]
 
-        if self.response.interaction is not None:
-            try:
-                loaded: tuple[list[Any], list[Any]] = FilesystemPersister.load_cassette(
-                    cassette_path, serializer
-                )
-                return loaded
-            except (ValueError, TypeError, KeyError):
-                pass  # a flavour vcrpy does not read: it gets what our reader made of it
-        if self._ours is None:
-            responses = (
-                (self.response,)
-                if self.response.interaction is None
-                else recorded_responses(cassette_path)
-            )
-            self._ours = [self._request(r) for r in responses], [_answer(r) for r in responses]
-        requests, answers = self._ours
-        return list(requests), list(answers)
+        wanted = self.response.interaction
+        if wanted is not None:
+            # a flavour vcrpy does not read: it gets what our reader made of it
+            with contextlib.suppress(ValueError, TypeError, KeyError, IndexError), building():
+                requests, answers, *_ = FilesystemPersister.load_cassette(cassette_path, serializer)
+                return [requests[wanted]], [answers[wanted]]
+        return [self._request(self.response)], [_answer(self.response)]
 
     def _request(self, response: RecordedResponse) -> Any:
         from vcr.request import Request  # type: ignore[import-untyped]

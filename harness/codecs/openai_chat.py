@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from harness.codecs.base import misshapen, need
-from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, line_ends
+from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, json_text, line_ends
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import DONE, WireError, json_data, parse_sse
@@ -212,7 +212,8 @@ def _data(
     payload: dict[str, Any], origin: int, quirks: frozenset[str], carries: bool = True
 ) -> WireChunk:
     if "obfuscation" in quirks:
-        payload = {**payload, "obfuscation": _obfuscation(json.dumps(payload))}
+        seed = json_text(payload, (", ", ": "), ensure_ascii=True)  # json.dumps(payload)
+        payload = {**payload, "obfuscation": _obfuscation(seed)}
     return WireChunk(line_ends(f"data: {dumps(payload, quirks)}\n\n", quirks), origin, carries)
 
 

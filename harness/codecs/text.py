@@ -20,7 +20,10 @@ two line ends the WHATWG event-stream format allows (a line ends with CRLF, LF o
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Collection
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 ASCII_ESCAPES = "ascii_escapes"
@@ -50,7 +53,107 @@ LONE_CR_QUIRK = (
 
 def dumps(payload: Any, quirks: Collection[str], separators: tuple[str, str] = (",", ":")) -> str:
     """``payload`` as compact JSON on one line: raw UTF-8 unless ``ascii_escapes``."""
-    return json.dumps(payload, separators=separators, ensure_ascii=ASCII_ESCAPES in quirks)
+    return json_text(payload, separators, ensure_ascii=ASCII_ESCAPES in quirks)
+
+
+#: a string value this long or longer is escaped once and its JSON reused (``json_text``)
+LONG = 4096
+#: the escaped long strings kept, by (string, ensure_ascii), oldest first, and their bytes
+_ESCAPED: dict[tuple[str, bool], str] = {}
+_escaped_bytes = 0
+#: the bytes of strings and escapes kept at most: a turn of 50 MB of text fits
+ESCAPED_LIMIT = 256 << 20
+#: a long string's place in the payload while the rest is written (``\u0000`` in the JSON)
+_MARK = "\x00%d\x00"
+_MARKED = re.compile(r'"\\u0000(\d+)\\u0000"')
+
+
+def json_text(payload: Any, separators: tuple[str, str], *, ensure_ascii: bool) -> str:
+    """``json.dumps(payload, separators=..., ensure_ascii=...)``, exactly, with every string
+    value of ``LONG`` characters or more escaped once and reused: a turn's text and argument
+    fragments are the same in every quirk case of a scenario, and escaping them again in each
+    case's encoding was most of the work of encoding a large turn."""
+    longs: list[str] = []
+    marked = _marked(payload, longs)
+    text = json.dumps(marked, separators=separators, ensure_ascii=ensure_ascii)
+    if not longs:
+        return text
+    seen: list[int] = []
+
+    def escaped(match: re.Match[str]) -> str:
+        index = int(match.group(1))
+        seen.append(index)
+        return _escaped(longs[index], ensure_ascii) if index < len(longs) else match.group(0)
+
+    out = _MARKED.sub(escaped, text)
+    if sorted(seen) != list(range(len(longs))):  # a short string looked like a mark
+        return json.dumps(payload, separators=separators, ensure_ascii=ensure_ascii)
+    return out
+
+
+def _marked(value: Any, longs: list[str]) -> Any:
+    """``value`` with each long string in it replaced by its mark (the same object if none);
+    a payload is a few levels of small containers: one call per container, none per leaf."""
+    if type(value) is dict:
+        out = None
+        for key, item in value.items():
+            kind = type(item)
+            if kind is str:
+                if len(item) < LONG:
+                    continue
+                longs.append(item)
+                new: Any = _MARK % (len(longs) - 1)
+            elif kind is dict or kind is list:
+                new = _marked(item, longs)
+                if new is item:
+                    continue
+            else:
+                continue
+            if out is None:
+                out = dict(value)
+            out[key] = new
+        return value if out is None else out
+    if type(value) is list:
+        items = None
+        for index, item in enumerate(value):
+            kind = type(item)
+            if kind is str:
+                if len(item) < LONG:
+                    continue
+                longs.append(item)
+                new = _MARK % (len(longs) - 1)
+            elif kind is dict or kind is list:
+                new = _marked(item, longs)
+                if new is item:
+                    continue
+            else:
+                continue
+            if items is None:
+                items = list(value)
+            items[index] = new
+        return value if items is None else items
+    if type(value) is str and len(value) >= LONG:
+        longs.append(value)
+        return _MARK % (len(longs) - 1)
+    return value
+
+
+def _escaped(text: str, ensure_ascii: bool) -> str:
+    """``text`` as a JSON string, as ``json.dumps`` writes it, kept for the next encoding."""
+    global _escaped_bytes
+    key = (text, ensure_ascii)
+    found = _ESCAPED.get(key)
+    if found is not None:
+        return found
+    written = (encode_basestring_ascii if ensure_ascii else encode_basestring)(text)
+    size = sys.getsizeof(text) + sys.getsizeof(written)
+    if size <= ESCAPED_LIMIT:
+        while _ESCAPED and _escaped_bytes + size > ESCAPED_LIMIT:  # the oldest go first
+            oldest = next(iter(_ESCAPED))
+            _escaped_bytes -= sys.getsizeof(oldest[0]) + sys.getsizeof(_ESCAPED.pop(oldest))
+        _ESCAPED[key] = written
+        _escaped_bytes += size
+    return written
 
 
 def line_end(quirks: Collection[str]) -> str:

@@ -16,6 +16,7 @@ error that ended the stream (``ErrorReport``; raising is the same outcome).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
@@ -351,9 +352,11 @@ class ExpectedCall:
     #: arguments judged as they are)
     cut: bool = False
 
-    @property
+    @functools.cached_property
     def valid(self) -> bool:
-        """Strict: the whole argument text parses as a JSON object (an empty text counts as {})."""
+        """Strict: the whole argument text parses as a JSON object (an empty text counts as {}).
+        Parsed once: every quirk case of a scenario shares its facts (``turn_facts``), and two
+        rules ask in each (50 MB of arguments took a second a case to parse twice)."""
         if self.arguments == "":
             return True
         try:
@@ -389,7 +392,25 @@ class TurnFacts:
 
 
 def turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
-    """What the turn says a correct driver emits, derived from its canonical events."""
+    """What the turn says a correct driver emits, derived from its canonical events. A turn
+    given as the same tuple as the last time (a scenario's, in each of its quirk cases) gets the
+    same facts again, not worked out again: its calls' and texts' whole text is joined from
+    every fragment (tens of megabytes in a large turn)."""
+    if type(trace) is tuple:
+        last = _LAST_FACTS.get("turn")
+        if last is not None and last[0] is trace:
+            return last[1]
+        facts = _turn_facts(trace)
+        _LAST_FACTS["turn"] = (trace, facts)
+        return facts
+    return _turn_facts(trace)
+
+
+#: the last turn (a tuple) whose facts were asked for, and its facts
+_LAST_FACTS: dict[str, tuple[tuple[TurnEvent, ...], TurnFacts]] = {}
+
+
+def _turn_facts(trace: Iterable[TurnEvent]) -> TurnFacts:
     events = list(trace)
     calls: list[ExpectedCall] = []
     texts: list[tuple[int, str]] = []

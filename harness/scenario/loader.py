@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness._errors import Problem, ScenarioError
 from harness._files import pointed_at, read_text, scenario_error
-from harness._yaml import load_yaml, located
+from harness._yaml import building, load_yaml, located
 from harness.model import driver as dv
 from harness.model import session as ev
 from harness.scenario import generator_steps as _generators  # noqa: F401  (registers its steps)
@@ -66,7 +64,7 @@ def load_scenario(path: str | Path, *, within: str | Path | None = None) -> Scen
 def parse_scenario(text: str, path: str) -> Scenario:
     """A scenario from YAML text; ``path`` is where problems say they are."""
     problems: list[Problem] = []
-    with _collector_paused():
+    with building():
         data = load_yaml(text, path)
         try:
             scenario = _read(data, path, problems, text)
@@ -75,19 +73,6 @@ def parse_scenario(text: str, path: str) -> Scenario:
     if problems or scenario is None:
         raise ScenarioError(problems)
     return scenario
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Reading builds a tree of values and events that holds no cycles, and the cyclic
-    collector, run again and again as it grows, took two thirds of the time on long files."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def parse_document(document: Mapping[str, Any], path: str) -> Scenario:

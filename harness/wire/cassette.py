@@ -26,6 +26,7 @@ from harness._yaml import (
     SCAN_ABOVE,
     BoundedLoader,
     LimitExceeded,
+    building,
     disallowed_tag,
     mark_line,
     reader_line,
@@ -88,6 +89,11 @@ def read_cassette(
     bodies read may come to ``max_cassette_bytes()`` in all, aliases and compression undone.
     """
     source = os.fspath(path)
+    with building():
+        return _read(source, interaction)
+
+
+def _read(source: str, interaction: int | None) -> tuple[Interaction, ...]:
     text = read_text(source, what="cassette")
     root, data = _load_yaml(text, source)
     places = _check_shape(root, data, source)

@@ -13,17 +13,19 @@ event stream, a JSON array streamed across lines, or JSON lines with the SSE fra
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
 from harness._errors import UsageError, WireError, excerpt
-from harness._files import read_text
-from harness.wire.cassette import Interaction, read_cassette
+from harness._files import max_file_bytes, read_text
+from harness.wire.cassette import Interaction, max_cassette_bytes, read_cassette
 from harness.wire.sse import parse_jsonl, parse_sse
 
 Framing = Literal["sse", "json-array", "jsonl"]
@@ -222,13 +224,52 @@ def recorded_cassette(
 ) -> tuple[RecordedResponse, ...]:
     """Every response of a vcrpy cassette, whatever the file's name, or only ``interaction``
     when it is given (the others' bodies are not read); a cassette without any is a
-    ``WireError``: there is nothing in it to replay, serve or convert."""
+    ``WireError``: there is nothing in it to replay, serve or convert. The last answer is kept
+    while the file stays as it was: reading a long cassette takes seconds, and a run reads the
+    same one again for each scenario that names it (``harness bench --wire``: once for the
+    stream, once for its scenario)."""
+    key = _file_key(path, interaction)
+    if key is not None and _LAST_READ.get(key) is not None:
+        return _LAST_READ[key]
+    whole = None if key is None else _LAST_READ.get((*key[:-3], None, *key[-2:]))
+    if whole is not None and interaction is not None and 0 <= interaction < len(whole):
+        return (whole[interaction],)  # one of the whole cassette read last
     if interaction is not None:
-        return tuple(_from_interaction(i) for i in read_cassette(path, interaction))
-    interactions = read_cassette(path)
-    if not interactions:
-        raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
-    return tuple(_from_interaction(i) for i in interactions)
+        read = tuple(_from_interaction(i) for i in read_cassette(path, interaction))
+    else:
+        interactions = read_cassette(path)
+        if not interactions:
+            raise WireError(os.fspath(path), 1, "the cassette holds no interaction")
+        read = tuple(_from_interaction(i) for i in interactions)
+    if key is not None and _file_key(path, interaction) == key:  # not changed while read
+        _LAST_READ.clear()
+        _LAST_READ[key] = read
+    return read
+
+
+#: the last cassette read, by ``_file_key``
+_LAST_READ: dict[tuple[object, ...], tuple[RecordedResponse, ...]] = {}
+
+
+def _file_key(path: str | os.PathLike[str], interaction: int | None) -> tuple[object, ...] | None:
+    """What tells a cassette's read apart: the file (where it is, and a digest of what it holds:
+    its times change too coarsely to tell two writes apart), the interaction named, and the
+    limits in force on the file and its bodies; None if the file is not a regular file within
+    the limit (the read then says why)."""
+    try:
+        where = os.path.realpath(path)
+        limit = max_file_bytes()
+        status = os.stat(where)  # before opening: a FIFO would block the open
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+            return None
+        with open(where, "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # replaced since
+                return None
+            # as much as it held (a read of the limit allocates the limit first)
+            digest = hashlib.sha1(file.read(status.st_size + 1), usedforsecurity=False).digest()
+    except (OSError, ValueError):
+        return None
+    return (where, digest, interaction, max_file_bytes(), max_cassette_bytes())
 
 
 def recorded_body(path: str | os.PathLike[str]) -> RecordedResponse:

@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import enum
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -305,6 +306,13 @@ def _as_text(data: bytes | str, source: str) -> str:
 
 def _lines(text: str) -> Iterator[tuple[int, str, bool]]:
     """(line number, line without its end, whether a line end followed) for each line."""
+    if "\r" not in text:  # LF alone ends lines: split in C, not one regex match a line
+        lines = text.split("\n")
+        last = lines.pop()
+        yield from zip(itertools.count(1), lines, itertools.repeat(True))
+        if last:
+            yield len(lines) + 1, last, False
+        return
     pos = 0
     number = 0
     for number, end in enumerate(LINE_END.finditer(text), start=1):

@@ -1,0 +1,246 @@
+"""Large valid inputs: work that a large input makes long is done once, not again per case, per
+round or per read. Each test counts the work (calls, collections), not seconds: the seconds are
+``benchmarks/large_inputs.py``'s, measured against a baseline in the same run."""
+
+from __future__ import annotations
+
+import gc
+import json
+import json.encoder
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness.wire import read_cassette
+from harness.wire import recordings as recordings_module
+from harness.wire.recordings import recorded_cassette
+from harness.wirereplay import SdkReplay, recorded_stream
+from tests.hostile.for_tests import ROOT, run_cli, write
+
+URI = "https://api.openai.com/v1/chat/completions"
+TOOLS = ROOT / "cassettes" / "real-traffic" / "llm-anthropic" / "test_tools.yaml"
+
+
+def _cassette(interactions: int) -> str:
+    event = {
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"content": "hi"}}],
+    }
+    body = json.dumps(f"data: {json.dumps(event)}\n\ndata: [DONE]\n\n")
+    one = (
+        f"- request:\n    method: POST\n    uri: '{URI}'\n    body: null\n    headers: {{}}\n"
+        "  response:\n    status: {code: 200, message: OK}\n"
+        f"    headers: {{Content-Type: [text/event-stream]}}\n    body: {{string: {body}}}\n"
+    )
+    return "interactions:\n" + one * interactions + "version: 1\n"
+
+
+def test_reading_a_cassette_runs_no_garbage_collection(tmp_path: Path) -> None:
+    """Its values are many new objects and no garbage: each collection walked them all again
+    (a cassette of 20,000 interactions took twice as long)."""
+    path = write(tmp_path / "c.yaml", _cassette(2_000))
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        assert len(read_cassette(path)) == 2_000
+    finally:
+        gc.callbacks.remove(count)
+    # at most the one pass over the youngest generation (what was built) once collection is on
+    # again; it ran dozens of times, over all three generations
+    assert collections in ([], [0]), collections
+    assert gc.isenabled()
+
+
+def test_a_cassette_read_again_unchanged_is_not_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``harness bench --wire`` read it for the stream and again for its scenario; a run reads
+    it again for every ``wire:`` scenario that names it."""
+    path = write(tmp_path / "c.yaml", _cassette(3))
+    reads: list[object] = []
+    real = read_cassette
+
+    def counted(*args: Any) -> Any:
+        reads.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(recordings_module, "read_cassette", counted)
+    first = recorded_cassette(path, 2)
+    assert recorded_cassette(path, 2) == first and len(reads) == 1
+    whole = recorded_cassette(path)  # another interaction (all of them): read
+    assert len(reads) == 2
+    assert recorded_cassette(path, 1) == (whole[1],) and len(reads) == 2  # one of those read
+    write(path, _cassette(4))  # changed: read again
+    assert len(recorded_cassette(path)) == 4 and len(reads) == 3
+    # changed within the same tick of the file's clock, to the same size: read again
+    write(path, _cassette(4).replace('"hi', '"ho'))
+    assert "ho" in recorded_cassette(path)[0].body and len(reads) == 4
+    monkeypatch.setenv("HARNESS_MAX_CASSETTE_BYTES", "1")  # another limit: read again
+    with pytest.raises(Exception, match="HARNESS_MAX_CASSETTE_BYTES"):
+        recorded_cassette(path)
+    assert len(reads) == 5
+
+
+def test_vcrpy_reads_a_cassette_once_for_every_replay_and_is_served_the_one_interaction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every round of ``harness bench --wire`` had vcrpy read the whole cassette again (seconds
+    for 20,000 interactions), counted as the SDK's time."""
+    from vcr.persisters.filesystem import FilesystemPersister  # type: ignore[import-untyped]
+
+    loads: list[str] = []
+    served: list[int] = []
+    real = FilesystemPersister.load_cassette
+
+    def counted(path: str, serializer: Any) -> Any:
+        loads.append(os.fspath(path))
+        return real(path, serializer)
+
+    monkeypatch.setattr(FilesystemPersister, "load_cassette", staticmethod(counted))
+    replay = SdkReplay(recorded_stream(TOOLS, 1))
+    outcomes = {replay.run() for _ in range(3)}
+    assert len(outcomes) == 1 and len(loads) == 1
+    served.append(len(replay.persister.load_cassette(str(TOOLS), None)[0]))
+    assert served == [1]
+    (outcome,) = outcomes
+    assert not outcome.tool_calls and "pelican" in outcome.text  # interaction 1, not 0
+
+
+# -- a large turn: what every quirk case of a scenario shares is worked out once -------------------
+
+
+def _large_turn(size: int) -> Any:
+    from harness.scenario import parse_scenario
+
+    text = json.dumps("word " * (size // 5))
+    scenario = parse_scenario(
+        "id: large\ntitle: A large turn\ndescription: large\nsource: test\nlayer: driver\n"
+        "trace:\n  - cycle:\n      blocks:\n"
+        f"        - text: {{text: {text}, chunks: 20}}\n"
+        f"        - tool_use: {{id: c1, name: w, input: {{content: {text}}}, chunks: 20}}\n",
+        "large.yaml",
+    )
+    return scenario
+
+
+def test_a_long_string_is_escaped_once_for_every_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Escaping the turn's text and arguments again in each case's encoding was most of the
+    work of encoding a large turn; each case's chunks are still exactly what they were."""
+    from harness.codecs import dialects
+    from harness.codecs import text as text_module
+
+    scenario = _large_turn(200_000)
+    codec = dialects()["openai-chat"]
+    before = {q: codec.encode(scenario.turn, (q,)) for q in ("crlf", "null_fields")}
+    escaped: list[int] = []
+    real = json.encoder.encode_basestring
+
+    def counted(value: str) -> str:
+        escaped.append(len(value))
+        return real(value)
+
+    monkeypatch.setattr(text_module, "encode_basestring", counted)
+    monkeypatch.setattr(text_module, "_ESCAPED", {})
+    monkeypatch.setattr(text_module, "_escaped_bytes", 0)
+    after = {q: codec.encode(scenario.turn, (q,)) for q in ("crlf", "null_fields")}
+    codec.encode(scenario.turn, ())
+    assert after == before
+    long_fragments = sum(
+        len(getattr(e, "text", None) or getattr(e, "fragment", None) or "") >= text_module.LONG
+        for e in scenario.turn
+    )
+    assert 0 < len(escaped) <= long_fragments  # once each, not once a case
+
+
+def test_the_facts_of_a_turn_are_worked_out_once_for_its_cases() -> None:
+    """Its calls' arguments were joined and parsed (twice) again in every case."""
+    from harness.model.driver import turn_facts
+
+    scenario = _large_turn(50_000)
+    facts = turn_facts(scenario.turn)
+    assert turn_facts(scenario.turn) is facts
+    (call,) = facts.calls
+    assert call.valid and "valid" in vars(call)  # parsed once, then kept
+
+
+@given(text=st.text(alphabet="ab\r\n", max_size=30))
+def test_lines_split_as_the_event_stream_format_says(text: str) -> None:
+    """Split in C when no CR is there; the same lines as the regular expression finds."""
+    from harness.wire import sse
+
+    expected, pos, number = [], 0, 0
+    for number, end in enumerate(sse.LINE_END.finditer(text), start=1):
+        expected.append((number, text[pos : end.start()], True))
+        pos = end.end()
+    if pos < len(text):
+        expected.append((number + 1, text[pos:], False))
+    assert list(sse._lines(text)) == expected
+
+
+def test_a_stream_without_cr_is_split_without_the_regular_expression(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One regular-expression match a line was the driver's main cost on a 50 MB stream."""
+    from harness.wire import sse
+
+    class Counted:
+        calls = 0
+
+        def finditer(self, *args: Any) -> Any:
+            Counted.calls += 1
+            return re.compile(r"\r\n|\r|\n").finditer(*args)
+
+    monkeypatch.setattr(sse, "LINE_END", Counted())
+    events = sse.parse_sse("data: 1\n\ndata: 2\n\n", source="s")
+    assert [e.data for e in events] == ["1", "2"] and Counted.calls == 0
+
+
+_STRINGS = st.text(
+    alphabet=st.sampled_from(["a", "\x00", "0", "1", '"', "\\", "é", "😀", "\ud800"])
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | _STRINGS,
+    lambda inner: (
+        st.lists(inner, min_size=1, max_size=4)
+        | st.dictionaries(_STRINGS, inner, min_size=1, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@given(payload=_JSON, ensure_ascii=st.booleans(), padded=st.booleans())
+def test_json_with_long_strings_reused_is_exactly_json_dumps(
+    payload: Any, ensure_ascii: bool, padded: bool
+) -> None:
+    """Whatever the strings hold (a mark's own characters included), as ``json.dumps``."""
+    from harness.codecs import text as text_module
+
+    separators = (" , ", " : ") if padded else (",", ":")
+    long = text_module.LONG
+    text_module.LONG = 3  # every string of three characters or more is a long one
+    try:
+        for _ in range(2):  # escaped, then reused
+            got = text_module.json_text(payload, separators, ensure_ascii=ensure_ascii)
+            assert got == json.dumps(payload, separators=separators, ensure_ascii=ensure_ascii)
+    finally:
+        text_module.LONG = long
+
+
+def test_converting_one_of_many_interactions_names_a_few_others(tmp_path: Path) -> None:
+    """A cassette of 20,000 interactions wrote a line for each of the 19,999 others."""
+    path = write(tmp_path / "c.yaml", _cassette(30))
+    code, _, err = run_cli("large valid inputs", "convert", str(path), "-o", "-")
+    assert code == 0, err
+    assert err.count("also in the recording") == 20
+    assert "and 9 more interactions (21 to 29)" in err

@@ -310,6 +310,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     adapter = resolve_adapter(args.adapter)
     scenarios = _load(args.paths)
     check_adapter(adapter, timeout)
+    notes: list[str] = []
     cases = cases_to_run(
         scenarios,
         adapter,
@@ -318,7 +319,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         layers=args.layer,
         where=", ".join(args.paths),
         first_party=args.first_party,
+        notes=notes,
     )
+    for note in notes:
+        print(f"harness: {note}", file=sys.stderr)
     with TerminalProgress() as progress:
 
         def replaying(number: int, case: Scenario) -> None:
@@ -345,6 +349,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             "results": [result_json(r) for r in results],
             "causes": [c.to_json() for c in causes],
         }
+        if notes:
+            data["notes"] = notes
         if judged is not None:
             data["baseline"] = judged.to_json()
         print(json.dumps(data, indent=2))

@@ -17,7 +17,14 @@ from harness.model.driver import WireChunk
 from harness.replay.dialects import adapter_session_dialect, producer_case, producer_cases
 from harness.replay.driver import DriverReplay, unasked_quirks
 from harness.scenario import DriverScenario, Scenario, SessionScenario
-from harness.scenario.cases import ALL, NONE, Selection, driver_cases, select_cases
+from harness.scenario.cases import (
+    ALL,
+    NONE,
+    Selection,
+    driver_cases,
+    pairs_left_out,
+    select_cases,
+)
 from harness.scenario.variations import VARIATIONS, select_session_cases
 
 
@@ -28,6 +35,7 @@ def cases_for(
     codecs: Mapping[str, Codec] | None = None,
     variations: Selection = ALL,
     timeout: float = 10.0,
+    notes: list[str] | None = None,
 ) -> list[Scenario]:
     """``scenarios`` with each driver scenario replaced by its cases in the adapter's dialect,
     and each session or history scenario by its variations (``scenario.variations``), a session
@@ -37,7 +45,9 @@ def cases_for(
     stays as written: its replay is then a skip that says why. ``selection``: ``"all"``,
     ``"none"`` (the scenarios as written) or the quirks of the one case to run;
     ``variations`` the same for session scenarios, with variation and producer variant names
-    (one producer variant at a time; an unknown name is a ``ValueError``)."""
+    (one producer variant at a time; an unknown name is a ``ValueError``). ``notes``, when
+    given, is told of each driver scenario whose turn is too long for pairs of quirks
+    (``scenario.cases.PAIRS_UP_TO``) in a run of every case."""
     known = dialects() if codecs is None else codecs
     dialect = None
     session_dialect: list[SessionCodec | None] = []  # asked once, when first needed
@@ -64,6 +74,8 @@ def cases_for(
             chosen = tuple(c for c in chosen if not unasked & set(c.quirks))
         if chosen:
             out.extend(chosen)
+            if notes is not None and selection == ALL and codec is not None:
+                notes.extend(_long_turn(scenario, codec))
         elif (
             codec is None
             or selection in (ALL, NONE)
@@ -72,6 +84,17 @@ def cases_for(
             out.append(scenario)  # the dialect cannot carry it at all: its replay says why
         # else: the one case the selection names, which this scenario cannot carry, left out
     return out
+
+
+def _long_turn(scenario: DriverScenario, codec: Codec) -> list[str]:
+    left = pairs_left_out(scenario, codec)
+    if left is None:
+        return []
+    return [
+        f"{scenario.id} ({codec.name}): a turn of {left.size / 1e6:.1f} MB runs each quirk "
+        f"alone; its pairs of quirks (up to {left.pairs}) run only for turns up to "
+        f"{left.limit / 1e6:g} MB: ask for one pair as the one case to run (--quirks A,B)"
+    ]
 
 
 def _session_dialect(adapter: AdapterInfo, timeout: float) -> SessionCodec | None:

@@ -229,6 +229,7 @@ def cases_to_run(
     where: str = "the scenarios given",
     first_party: bool = False,
     variations: Selection = ALL,
+    notes: list[str] | None = None,
 ) -> list[Scenario]:
     """The cases to replay against ``adapter``: the scenarios of ``layers`` (of every layer when
     none is given), each driver scenario replaced by its cases in the adapter's dialect as
@@ -237,6 +238,7 @@ def cases_to_run(
     by its cases as ``variations`` selects them (the same words, with variation names). ``first_party``: only the cases of
     shapes first-party servers send (no case tagged ``gateway``: a scenario so tagged, or a quirk
     case adding a quirk only gateways send).
+    ``notes``: told of what the cases leave out (``cases_for``).
 
     A ``UsageError``, in the words of ``harness run`` (``where``: the paths the scenarios came
     from), when ``layers`` leave no scenario, when the dialect has no quirk of that name (or
@@ -258,7 +260,7 @@ def cases_to_run(
     option = "--quirks" if any(isinstance(s, DriverScenario) for s in scenarios) else ""
     option = option or "--variations"
     try:
-        cases = cases_for(scenarios, adapter, quirks, variations=variations)
+        cases = cases_for(scenarios, adapter, quirks, variations=variations, notes=notes)
     except ValueError as exc:
         raise UsageError(f"{option}: {exc}") from None
     if scenarios and not cases:

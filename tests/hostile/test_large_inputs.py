@@ -16,6 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from harness.codecs import dialects
+from harness.scenario import DriverScenario, load_scenario
+from harness.scenario import cases as cases_module
+from harness.scenario.cases import driver_cases, pairs_left_out
 from harness.wire import read_cassette
 from harness.wire import recordings as recordings_module
 from harness.wire.recordings import recorded_cassette
@@ -244,3 +248,49 @@ def test_converting_one_of_many_interactions_names_a_few_others(tmp_path: Path) 
     assert code == 0, err
     assert err.count("also in the recording") == 20
     assert "and 9 more interactions (21 to 29)" in err
+
+
+def test_a_long_turn_runs_each_quirk_alone_and_says_what_it_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cross product of a long turn is its single-quirk cases: with every pair, 50 MB of
+    arguments were 161 cases and 83 s of CPU. The run says what it left out, and how to run
+    one pair."""
+    arguments = json.dumps("x" * 20_000)
+    path = write(
+        tmp_path / "long.yaml",
+        "id: long\ntitle: A long call\ndescription: d\nsource: s\nlayer: driver\n"
+        "rules: [strict-assembly]\ntrace:\n  - cycle:\n      blocks:\n"
+        "        - text: Writing it.\n"
+        f"        - tool_use: {{id: c1, name: w, input: {{content: {arguments}}}, chunks: 20}}\n",
+    )
+    codec = dialects()["openai-chat"]
+
+    def loaded() -> DriverScenario:
+        scenario = load_scenario(path)
+        assert isinstance(scenario, DriverScenario)
+        return scenario
+
+    every = driver_cases(loaded(), codec)  # the turn is 20 KB: pairs run
+    pairs = [case for case in every if len(case.quirks) == 2]
+    singles = len(every) - len(pairs)
+    assert pairs and pairs_left_out(loaded(), codec) is None
+
+    monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 10_000)
+    long_turn = loaded()
+    assert len(driver_cases(long_turn, codec)) == singles
+    left = pairs_left_out(long_turn, codec)
+    assert left is not None and left.size > 20_000 and left.pairs >= len(pairs)
+
+    args = (str(path), "--adapter", "driver-openai-chat-reference")
+    code, out, err = run_cli("long turn", "run", *args)
+    assert code == 0 and f"{singles} cases of 1 scenarios" in out, (out, err)
+    assert "long (openai-chat): a turn of 0.0 MB runs each quirk alone" in err
+    assert f"(up to {left.pairs}) run only for turns up to 0.01 MB" in err
+    code, out, _ = run_cli("long turn", "run", *args, "--format", "json")
+    assert code == 0 and json.loads(out)["notes"] == [err.strip().removeprefix("harness: ")]
+    # one pair, asked for, runs
+    first = pairs[0].quirks
+    code, out, err = run_cli("long turn", "run", *args, "--quirks", ",".join(first))
+    assert code == 0 and f"long[openai-chat+{'+'.join(first)}]" in out and not err, (out, err)
+    assert "1 scenarios: 1 passed" in out

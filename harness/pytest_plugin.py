@@ -540,6 +540,10 @@ def _implements(config: pytest.Config, reference: str, layer: str) -> bool:
 _LEFT_OUT = pytest.StashKey[dict[tuple[str, tuple[str, ...]], list[str]]]()
 
 
+#: what the cases of a scenario left out (``replay.cases.cases_for``'s notes)
+_NOTES = pytest.StashKey[list[str]]()
+
+
 def left_out_lines(config: pytest.Config) -> list[str]:
     """One line per adapter that left scenarios out, e.g. ``77 scenarios of the history and
     driver layers left out: myadapter:make implements session``."""
@@ -614,8 +618,9 @@ def _cases(scenario: Scenario, adapter: str | None, config: pytest.Config) -> li
             return cases_for([scenario], info, variations=_variation_selection(config))
         except ValueError as exc:
             raise pytest.UsageError(f"--harness-variations: {exc}") from None
+    notes = config.stash.setdefault(_NOTES, [])  # a long turn's pairs left out
     try:
-        return cases_for([scenario], info, _quirk_selection(config))
+        return cases_for([scenario], info, _quirk_selection(config), notes=notes)
     except ValueError as exc:
         raise pytest.UsageError(f"--harness-quirks: {exc}") from None
 
@@ -1027,17 +1032,23 @@ class RuleTally:
         self.counts: dict[str, dict[str, int]] = {}
         #: under xdist, what the workers left out (each collects the same)
         self.left_out: list[str] | None = None
+        #: under xdist, the workers' notes on the cases (``_NOTES``)
+        self.notes: list[str] | None = None
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         lines = getattr(node, "workeroutput", {}).get("harness_left_out")
         if lines is not None and self.left_out is None:
             self.left_out = list(lines)
+        notes = getattr(node, "workeroutput", {}).get("harness_notes")
+        if notes is not None and self.notes is None:
+            self.notes = list(notes)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         output = getattr(session.config, "workeroutput", None)
         if output is not None:  # an xdist worker: its controller prints the summary
             output["harness_left_out"] = left_out_lines(session.config)
+            output["harness_notes"] = session.config.stash.get(_NOTES, [])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
@@ -1053,7 +1064,10 @@ class RuleTally:
         left_out = self.left_out
         if left_out is None:
             left_out = left_out_lines(terminalreporter.config)
-        if not self.counts and not left_out:
+        notes = self.notes
+        if notes is None:
+            notes = terminalreporter.config.stash.get(_NOTES, [])
+        if not self.counts and not left_out and not notes:
             return
         terminalreporter.section("conformance by rule")
         if ran:
@@ -1072,7 +1086,7 @@ class RuleTally:
             terminalreporter.write_line(
                 f"{len(idle)} {noun} of the {layers_named(layers)} checked no scenario"
             )
-        for line in left_out:
+        for line in [*left_out, *dict.fromkeys(notes)]:
             terminalreporter.write_line(line)
         if left_out and not self.counts:  # pytest exits 5 if no other test ran either
             terminalreporter.write_line(

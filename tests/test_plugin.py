@@ -20,11 +20,15 @@ import pytest
 
 from harness.adapters.registry import resolve_adapter
 from harness.cli import main as harness_main
+from harness.codecs import dialects
 from harness.library import library_path
 from harness.model import session as ev
 from harness.replay import cases_to_run, replay
-from harness.scenario import Scenario, SessionScenario, load_scenario
+from harness.scenario import DriverScenario, Scenario, SessionScenario, load_scenario
+from harness.scenario import cases as cases_module
+from harness.scenario.cases import driver_cases, pairs_left_out
 from harness.scenario.variations import session_cases
+from tests.hostile.for_tests import long_call
 from tests.projects_for_tests import outside_xdist, rule_table
 from tests.scenarios_for_tests import as_session, load_every
 
@@ -460,3 +464,44 @@ def test_a_ui_protocols_producer_variant_is_an_item_selected_and_reproduced_by_n
     result = project.runpytest(*args, "--harness-variations=chunk-events")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*--harness-variations=chunk-events*"])
+
+
+def test_pytest_says_what_a_long_turn_left_out(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin's items are the same cases, and its summary says the same note, once."""
+    long_call(project.path / "scenarios")
+    project.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+    )
+    adapter = "--harness-adapter=driver-openai-chat-reference"
+    every = project.runpytest(adapter)
+    assert "run only for turns up to" not in every.stdout.str()
+    pairs = every.parseoutcomes()["passed"]
+    monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 10_000)
+    result = project.runpytest(adapter)
+    singles = result.parseoutcomes()["passed"]
+    assert 1 < singles < pairs
+    result.stdout.fnmatch_lines(
+        ["long (openai-chat): a turn of 0.0 MB runs each quirk alone; its pairs of quirks *"]
+    )
+    assert result.stdout.str().count("runs each quirk alone") == 1
+
+
+def test_pytest_under_xdist_says_what_a_long_turn_left_out(project: pytest.Pytester) -> None:
+    """The workers collect; the controller, which prints the summary, does not."""
+    path = long_call(project.path / "scenarios", size=1_100_000)
+    project.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+    )
+    long_turn = load_scenario(path)
+    assert isinstance(long_turn, DriverScenario)
+    codec = dialects()["openai-chat"]
+    singles = len(driver_cases(long_turn, codec))
+    assert pairs_left_out(long_turn, codec) is not None
+    result = project.runpytest_subprocess(
+        "--harness-adapter=driver-openai-chat-reference", "-n", "2"
+    )
+    result.assert_outcomes(passed=singles)
+    result.stdout.fnmatch_lines(["long (openai-chat): a turn of 1.1 MB runs each quirk alone; *"])
+    assert result.stdout.str().count("runs each quirk alone") == 1

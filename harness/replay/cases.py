@@ -93,7 +93,8 @@ def _long_turn(scenario: DriverScenario, codec: Codec) -> list[str]:
     return [
         f"{scenario.id} ({codec.name}): a turn of {left.size / 1e6:.1f} MB runs each quirk "
         f"alone; its pairs of quirks (up to {left.pairs}) run only for turns up to "
-        f"{left.limit / 1e6:g} MB: ask for one pair as the one case to run (--quirks A,B)"
+        f"{left.limit / 1e6:g} MB: name two quirks to run that pair (--quirks A,B; "
+        "--harness-quirks=A,B under pytest)"
     ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import signal
 import threading
@@ -137,3 +138,15 @@ def write(path: Path, data: bytes | str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     return path
+
+
+def long_call(folder: Path, size: int = 20_000) -> Path:
+    """A driver scenario of a call with ``size`` characters of arguments, in 20 chunks."""
+    arguments = json.dumps("x" * size)
+    return write(
+        folder / "long.yaml",
+        "id: long\ntitle: A long call\ndescription: d\nsource: s\nlayer: driver\n"
+        "rules: [strict-assembly]\ntrace:\n  - cycle:\n      blocks:\n"
+        "        - text: Writing it.\n"
+        f"        - tool_use: {{id: c1, name: w, input: {{content: {arguments}}}, chunks: 20}}\n",
+    )

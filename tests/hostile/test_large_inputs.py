@@ -24,7 +24,7 @@ from harness.wire import read_cassette
 from harness.wire import recordings as recordings_module
 from harness.wire.recordings import recorded_cassette
 from harness.wirereplay import SdkReplay, recorded_stream
-from tests.hostile.for_tests import ROOT, run_cli, write
+from tests.hostile.for_tests import ROOT, long_call, run_cli, write
 
 URI = "https://api.openai.com/v1/chat/completions"
 TOOLS = ROOT / "cassettes" / "real-traffic" / "llm-anthropic" / "test_tools.yaml"
@@ -256,14 +256,7 @@ def test_a_long_turn_runs_each_quirk_alone_and_says_what_it_left_out(
     """The cross product of a long turn is its single-quirk cases: with every pair, 50 MB of
     arguments were 161 cases and 83 s of CPU. The run says what it left out, and how to run
     one pair."""
-    arguments = json.dumps("x" * 20_000)
-    path = write(
-        tmp_path / "long.yaml",
-        "id: long\ntitle: A long call\ndescription: d\nsource: s\nlayer: driver\n"
-        "rules: [strict-assembly]\ntrace:\n  - cycle:\n      blocks:\n"
-        "        - text: Writing it.\n"
-        f"        - tool_use: {{id: c1, name: w, input: {{content: {arguments}}}, chunks: 20}}\n",
-    )
+    path = long_call(tmp_path)
     codec = dialects()["openai-chat"]
 
     def loaded() -> DriverScenario:

@@ -287,3 +287,100 @@ def test_a_long_turn_runs_each_quirk_alone_and_says_what_it_left_out(
     code, out, err = run_cli("long turn", "run", *args, "--quirks", ",".join(first))
     assert code == 0 and f"long[openai-chat+{'+'.join(first)}]" in out and not err, (out, err)
     assert "1 scenarios: 1 passed" in out
+
+
+def test_gemini_streams_long_arguments_without_reading_them_a_character_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``streamed_args`` cut every string argument at its fragments' ends one character at a
+    time: 20 s for 50 MB of arguments. Its plain stretches are cut at the ends now, and only a
+    character with an escape of its own is looked at alone."""
+    from harness.codecs import dialects, gemini
+
+    scenario = _large_turn(200_000)
+    codec = dialects()["gemini-sse"]
+    before = codec.encode(scenario.turn, ("streamed_args",))
+    looked_at: list[str] = []
+    real = gemini._escaped
+
+    def counted(char: str) -> int:
+        looked_at.append(char)
+        return real(char)
+
+    monkeypatch.setattr(gemini, "_escaped", counted)
+    assert codec.encode(scenario.turn, ("streamed_args",)) == before
+    assert len(before) > 20 and not looked_at  # the arguments are plain words
+
+
+def _runs_one_character_at_a_time(leaf: str, end: int, bounds: list[int]) -> list[tuple[str, int]]:
+    """What ``gemini._runs`` gives, found as it once was (the model it must match)."""
+    import bisect
+
+    from harness.codecs.gemini import _escaped
+
+    out: list[tuple[str, int]] = []
+    where, run, run_end = None, "", end
+    for char in leaf:
+        end += _escaped(char)
+        here = min(bisect.bisect_left(bounds, end), len(bounds) - 1)
+        if here != where and run:
+            out.append((run, run_end))
+            run = ""
+        where, run_end, run = here, end, run + char
+    return [*out, (run, run_end)] if run else out
+
+
+@given(
+    leaf=st.text(alphabet=st.sampled_from('ab "\\\n\té\U0001f600\ud800~'), max_size=40),
+    start=st.integers(0, 10),
+    bounds=st.lists(st.integers(0, 90), min_size=1, max_size=6).map(sorted),
+)
+def test_gemini_cuts_a_string_argument_at_its_fragments_as_one_character_at_a_time_did(
+    leaf: str, start: int, bounds: list[int]
+) -> None:
+    from harness.codecs.gemini import _runs
+
+    assert list(_runs(leaf, start, bounds)) == _runs_one_character_at_a_time(leaf, start, bounds)
+
+
+def _cut_value_one_character_at_a_time(text: str) -> Any:
+    """What ``gemini._cut_value`` gives, found as it once was (the model it must match)."""
+    from harness.codecs.gemini import _strict_loads
+
+    closers: list[str] = []
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            closers.append("}" if char == "{" else "]")
+        elif char in "}]" and closers:
+            closers.pop()
+    if escaped:
+        return None
+    try:
+        value = _strict_loads(text + ('"' if in_string else "") + "".join(reversed(closers)))
+    except (ValueError, RecursionError):
+        return None
+    return (value, in_string) if isinstance(value, dict) else None
+
+
+@given(
+    text=st.one_of(
+        st.tuples(_JSON, st.booleans(), st.integers(0, 200)).map(
+            lambda t: json.dumps(t[0], ensure_ascii=t[1])[: t[2]]
+        ),
+        st.text(alphabet='{}[]"\\ab:,1 \n', max_size=20),
+    )
+)
+def test_gemini_reads_a_cut_argument_text_as_one_character_at_a_time_did(text: str) -> None:
+    from harness.codecs.gemini import _cut_value
+
+    assert _cut_value(text) == _cut_value_one_character_at_a_time(text)

@@ -320,6 +320,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         where=", ".join(args.paths),
         first_party=args.first_party,
         notes=notes,
+        timeout=timeout,
     )
     for note in notes:
         print(f"harness: {note}", file=sys.stderr)

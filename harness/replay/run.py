@@ -230,6 +230,7 @@ def cases_to_run(
     first_party: bool = False,
     variations: Selection = ALL,
     notes: list[str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> list[Scenario]:
     """The cases to replay against ``adapter``: the scenarios of ``layers`` (of every layer when
     none is given), each driver scenario replaced by its cases in the adapter's dialect as
@@ -238,7 +239,8 @@ def cases_to_run(
     by its cases as ``variations`` selects them (the same words, with variation names). ``first_party``: only the cases of
     shapes first-party servers send (no case tagged ``gateway``: a scenario so tagged, or a quirk
     case adding a quirk only gateways send).
-    ``notes``: told of what the cases leave out (``cases_for``).
+    ``notes``: told of what the cases leave out (``cases_for``); ``timeout``: how long an
+    ``exec:`` process may take to say which UI protocol it reads.
 
     A ``UsageError``, in the words of ``harness run`` (``where``: the paths the scenarios came
     from), when ``layers`` leave no scenario, when the dialect has no quirk of that name (or
@@ -260,7 +262,9 @@ def cases_to_run(
     option = "--quirks" if any(isinstance(s, DriverScenario) for s in scenarios) else ""
     option = option or "--variations"
     try:
-        cases = cases_for(scenarios, adapter, quirks, variations=variations, notes=notes)
+        cases = cases_for(
+            scenarios, adapter, quirks, variations=variations, timeout=timeout, notes=notes
+        )
     except ValueError as exc:
         raise UsageError(f"{option}: {exc}") from None
     if scenarios and not cases:

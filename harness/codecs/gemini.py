@@ -68,6 +68,7 @@ after function calls is what Gemini's STOP always says, and reads back as tool_u
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import json
 import re
@@ -168,8 +169,11 @@ def arguments_text(args: Any) -> str:
     return json.dumps(args)
 
 
+@functools.lru_cache(maxsize=1)
 def is_whole_arguments(text: str) -> bool:
-    """Gemini can send this text whole: a JSON object written exactly as ``json.dumps`` writes it."""
+    """Gemini can send this text whole: a JSON object written exactly as ``json.dumps`` writes it.
+    The last answer is kept: each quirk case of a turn asks of the same text, parsed and written
+    again each time (most of encoding 50 MB of arguments)."""
     try:
         value = _strict_loads(text)
         return isinstance(value, dict) and json.dumps(value, allow_nan=False) == text

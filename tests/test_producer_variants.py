@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -17,11 +18,12 @@ from harness.cli import main
 from harness.codecs.session.base import fed_events, producer_variants
 from harness.codecs.session.registry import session_codec
 from harness.replay import replay
-from harness.replay.cases import cases_for
+from harness.replay.cases import cases_for as all_cases_for
 from harness.replay.dialects import dialect_case, producer_case
 from harness.report import reproduce_command
 from harness.results.causes import group_causes
-from harness.scenario import SessionScenario, load_scenario
+from harness.scenario import Scenario, SessionScenario, load_scenario
+from harness.scenario.cases import ALL, Selection
 from harness.scenario.variations import VARIATIONS, check_variations
 from tests.scenarios_for_tests import LIBRARY, load_folder
 
@@ -38,6 +40,16 @@ MUTANTS = {
     "session-mutant-ai-sdk-ui-part-made-at-input-start": "input-not-streamed",
     "session-mutant-ai-sdk-ui-metadata-ends-message": "message-metadata",
 }
+
+
+def cases_for(
+    scenarios: Sequence[Scenario], info: AdapterInfo, variations: Selection = ALL
+) -> list[SessionScenario]:
+    """The session cases ``replay.cases.cases_for`` makes of session scenarios."""
+    cases = all_cases_for(scenarios, info, variations=variations)
+    sessions = [c for c in cases if isinstance(c, SessionScenario)]
+    assert len(sessions) == len(cases)
+    return sessions
 
 
 def written(path: str = TOOL_FIRST) -> SessionScenario:

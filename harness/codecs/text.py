@@ -94,48 +94,28 @@ def json_text(payload: Any, separators: tuple[str, str], *, ensure_ascii: bool) 
 def _marked(value: Any, longs: list[str]) -> Any:
     """``value`` with each long string in it replaced by its mark (the same object if none);
     a payload is a few levels of small containers: one call per container, none per leaf."""
-    if type(value) is dict:
-        out = None
-        for key, item in value.items():
-            kind = type(item)
-            if kind is str:
-                if len(item) < LONG:
-                    continue
-                longs.append(item)
-                new: Any = _MARK % (len(longs) - 1)
-            elif kind is dict or kind is list:
-                new = _marked(item, longs)
-                if new is item:
-                    continue
-            else:
-                continue
-            if out is None:
-                out = dict(value)
-            out[key] = new
-        return value if out is None else out
-    if type(value) is list:
-        items = None
-        for index, item in enumerate(value):
-            kind = type(item)
-            if kind is str:
-                if len(item) < LONG:
-                    continue
-                longs.append(item)
-                new = _MARK % (len(longs) - 1)
-            elif kind is dict or kind is list:
-                new = _marked(item, longs)
-                if new is item:
-                    continue
-            else:
-                continue
-            if items is None:
-                items = list(value)
-            items[index] = new
-        return value if items is None else items
-    if type(value) is str and len(value) >= LONG:
+    kind = type(value)
+    if kind is str:
+        if len(value) < LONG:
+            return value
         longs.append(value)
         return _MARK % (len(longs) - 1)
-    return value
+    if kind is not dict and kind is not list:
+        return value
+    out = None
+    for key, item in value.items() if kind is dict else enumerate(value):
+        kind_of_item = type(item)
+        if kind_of_item is str and len(item) < LONG:
+            continue
+        if kind_of_item is not str and kind_of_item is not dict and kind_of_item is not list:
+            continue
+        new = _marked(item, longs)
+        if new is item:
+            continue
+        if out is None:
+            out = dict(value) if kind is dict else list(value)
+        out[key] = new
+    return value if out is None else out
 
 
 def _escaped(text: str, ensure_ascii: bool) -> str:

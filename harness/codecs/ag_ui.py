@@ -60,7 +60,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, line_ends
+from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, line_ends, sse_data
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
@@ -169,8 +169,9 @@ _RAW_SOURCES = {
 
 
 def _sse(payload: dict[str, Any], origin: int, quirks: frozenset[str]) -> WireChunk:
-    data = line_ends(f"data: {dumps(payload, quirks)}\n\n", quirks)
-    return WireChunk(data, origin, carries=payload["type"] not in _NOT_THE_TURN)
+    return WireChunk(
+        sse_data(payload, quirks), origin, carries=payload["type"] not in _NOT_THE_TURN
+    )
 
 
 @dataclass

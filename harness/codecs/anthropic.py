@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harness.codecs.base import misshapen, need
-from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, line_end
+from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, sse_data
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import WireError, json_data, parse_sse
@@ -63,14 +63,12 @@ SIGNATURE = "EoQDCm0IDhgCKkBoYXJuZXNzLXNpZ25hdHVyZS1ub3QtcmVhbA=="
 
 
 def _sse(name: str, payload: dict[str, Any], origin: int, quirks: frozenset[str]) -> WireChunk:
+    event = None if "no_event_lines" in quirks else name
     if "padded_json" in quirks:
-        data = "  " + dumps(payload, quirks, separators=(" , ", " : ")) + "  "
-    else:
-        data = dumps(payload, quirks)
-    end = line_end(quirks)
-    if "no_event_lines" in quirks:
-        return WireChunk(f"data: {data}{end}{end}", origin)
-    return WireChunk(f"event: {name}{end}data: {data}{end}{end}", origin)
+        return WireChunk(
+            sse_data(payload, quirks, event=event, separators=(" , ", " : "), pad="  "), origin
+        )
+    return WireChunk(sse_data(payload, quirks, event=event), origin)
 
 
 class AnthropicCodec:

@@ -80,8 +80,7 @@ from harness.codecs.text import (
     ASCII_ESCAPES,
     ASCII_ESCAPES_QUIRK,
     LONE_CR_QUIRK,
-    dumps,
-    line_end,
+    sse_data,
 )
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
@@ -169,16 +168,23 @@ def arguments_text(args: Any) -> str:
     return json.dumps(args)
 
 
-@functools.lru_cache(maxsize=1)
 def is_whole_arguments(text: str) -> bool:
-    """Gemini can send this text whole: a JSON object written exactly as ``json.dumps`` writes it.
-    The last answer is kept: each quirk case of a turn asks of the same text, parsed and written
-    again each time (most of encoding 50 MB of arguments)."""
+    """Gemini can send this text whole: a JSON object written exactly as ``json.dumps`` writes it."""
+    return _whole_args(text) is not None
+
+
+@functools.lru_cache(maxsize=1)
+def _whole_args(text: str) -> dict[str, Any] | None:
+    """The object whose ``json.dumps`` is exactly ``text``, if there is one. The last answer is
+    kept, and shared (read it, never change it): each quirk case of a turn asks of the same
+    text, and parsing and writing it again each time was most of encoding 50 MB of arguments."""
     try:
         value = _strict_loads(text)
-        return isinstance(value, dict) and json.dumps(value, allow_nan=False) == text
+        if isinstance(value, dict) and json.dumps(value, allow_nan=False) == text:
+            return value
     except (ValueError, RecursionError):
-        return False
+        pass
+    return None
 
 
 def json_path(path: Path) -> str:
@@ -466,6 +472,14 @@ def _stream_ops(
     return grouped, args
 
 
+@functools.lru_cache(maxsize=1)
+def _joined(fragments: tuple[str, ...]) -> str:
+    """The fragments as one text, the last one kept: every encoding of a turn asks for each
+    call's whole text more than once, and for a long call that was a copy of it each time
+    (the turn's own fragments hash once and compare by identity)."""
+    return "".join(fragments)
+
+
 # -- reading a turn -------------------------------------------------------------------------------
 
 
@@ -482,7 +496,7 @@ class _Call:
 
     @property
     def text(self) -> str:
-        return "".join(f for _, f in self.fragments)
+        return _joined(tuple(f for _, f in self.fragments))
 
     def label(self) -> str:
         return f"tool call {self.id or '(no id)'} ({self.name})"
@@ -726,7 +740,7 @@ def _elements(turn: Sequence[dv.TurnEvent], plan: _Plan, quirks: frozenset[str])
                 if call.streamed:
                     out.append(_Element([{"functionCall": {}}], i, i, "stream"))
                     continue
-                body = {"args": json.loads(call.text)} if call.text else {}
+                body = {"args": _whole_args(call.text)} if call.text else {}
                 part = {"functionCall": function_call(call, body)}
                 sign(part)
                 if "parallel_calls_one_chunk" in quirks and out and out[-1].kind == "calls":
@@ -1020,10 +1034,9 @@ class GeminiSSECodec(_GeminiCodec):
         payloads: list[dict[str, Any]],
         quirks: frozenset[str],
     ) -> tuple[WireChunk, ...]:
-        end = line_end(quirks)
         return tuple(
             WireChunk(
-                f"data: {dumps(p, quirks)}{end}{end}",
+                sse_data(p, quirks),
                 e.origin,
                 e.carries,
             )

@@ -11,7 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from harness.codecs.base import misshapen, need
-from harness.codecs.text import ASCII_ESCAPES_QUIRK, LONE_CR_QUIRK, dumps, json_text, line_ends
+from harness.codecs.text import (
+    ASCII_ESCAPES_QUIRK,
+    LONE_CR_QUIRK,
+    json_text,
+    line_ends,
+    sse_data,
+)
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
 from harness.wire import DONE, WireError, json_data, parse_sse
@@ -214,7 +220,7 @@ def _data(
     if "obfuscation" in quirks:
         seed = json_text(payload, (", ", ": "), ensure_ascii=True)  # json.dumps(payload)
         payload = {**payload, "obfuscation": _obfuscation(seed)}
-    return WireChunk(line_ends(f"data: {dumps(payload, quirks)}\n\n", quirks), origin, carries)
+    return WireChunk(sse_data(payload, quirks), origin, carries)
 
 
 def _dress_delta(delta: dict[str, Any], quirks: frozenset[str]) -> dict[str, Any]:

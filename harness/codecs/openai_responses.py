@@ -52,8 +52,7 @@ from harness.codecs.text import (
     ASCII_ESCAPES_QUIRK,
     CRLF_GATEWAY_QUIRK,
     LONE_CR_QUIRK,
-    dumps,
-    line_ends,
+    sse_data,
 )
 from harness.model import driver as dv
 from harness.model.driver import WireChunk
@@ -171,9 +170,20 @@ class _Item:
     name: str = ""
     parts: list[str] = field(default_factory=list)
     stopped: bool = False
+    #: the parts joined, and how many parts that was
+    _joined: tuple[int, str] = (0, "")
+
+    @property
+    def text(self) -> str:
+        """The parts so far as one text: joined once for all the events that repeat it (a
+        finished text is in three events and the terminal one, each a copy of the turn's
+        text), which then also share one object and its hash."""
+        if self._joined[0] != len(self.parts):
+            self._joined = (len(self.parts), "".join(self.parts))
+        return self._joined[1]
 
     def json(self) -> dict[str, Any]:
-        text = "".join(self.parts)
+        text = self.text
         status = "completed" if self.stopped else "in_progress"
         if self.block == "tool_use":
             return {
@@ -200,9 +210,9 @@ class _Item:
         """The item as the terminal event lists it (an unfinished item is incomplete)."""
         data = self.json()
         if self.block == "text":
-            data["content"] = [_text_part("".join(self.parts))]
-        elif self.block == "thinking" and "".join(self.parts):
-            data["summary"] = [{"type": "summary_text", "text": "".join(self.parts)}]
+            data["content"] = [_text_part(self.text)]
+        elif self.block == "thinking" and self.text:
+            data["summary"] = [{"type": "summary_text", "text": self.text}]
         if "status" in data and not self.stopped:
             data["status"] = "incomplete"
         return data
@@ -383,10 +393,8 @@ class OpenAIResponsesCodec:
         out: list[WireChunk] = []
         for number, (w, origin) in enumerate(zip(wire, origins, strict=True)):
             payload = {"type": w.kind, **w.payload, "sequence_number": number}
-            text = f"data: {dumps(payload, quirks)}\n\n"
-            if "no_event_lines" not in quirks:
-                text = f"event: {w.kind}\n{text}"
-            text = line_ends(text, quirks)
+            name = None if "no_event_lines" in quirks else w.kind
+            text = sse_data(payload, quirks, event=name)
             out.append(WireChunk(text, origin, w.carries, event=w.origin))
         return tuple(out)
 
@@ -441,7 +449,7 @@ class OpenAIResponsesCodec:
         return _Wire(kind, payload, origin, call)
 
     def _done(self, item: _Item, origin: int) -> list[_Wire]:
-        text = "".join(item.parts)
+        text = item.text
         base = {"item_id": item.item_id, "output_index": item.position}
         item_done = _Wire(
             "response.output_item.done",

@@ -68,27 +68,31 @@ _MARK = "\x00%d\x00"
 _MARKED = re.compile(r'"\\u0000(\d+)\\u0000"')
 
 
-def json_text(payload: Any, separators: tuple[str, str], *, ensure_ascii: bool) -> str:
-    """``json.dumps(payload, separators=..., ensure_ascii=...)``, exactly, with every string
-    value of ``LONG`` characters or more escaped once and reused: a turn's text and argument
-    fragments are the same in every quirk case of a scenario, and escaping them again in each
-    case's encoding was most of the work of encoding a large turn."""
+def json_text(
+    payload: Any,
+    separators: tuple[str, str],
+    *,
+    ensure_ascii: bool,
+    around: tuple[str, str] = ("", ""),
+) -> str:
+    """``json.dumps(payload, separators=..., ensure_ascii=...)``, exactly, between the two texts
+    of ``around``, with every string value of ``LONG`` characters or more escaped once and
+    reused: a turn's text and argument fragments are the same in every quirk case of a
+    scenario, and escaping them again in each case's encoding was most of the work of encoding
+    a large turn. The result is written in one piece, so a long string is copied once."""
+    before, after = around
     longs: list[str] = []
     marked = _marked(payload, longs)
     text = json.dumps(marked, separators=separators, ensure_ascii=ensure_ascii)
     if not longs:
-        return text
-    seen: list[int] = []
-
-    def escaped(match: re.Match[str]) -> str:
-        index = int(match.group(1))
-        seen.append(index)
-        return _escaped(longs[index], ensure_ascii) if index < len(longs) else match.group(0)
-
-    out = _MARKED.sub(escaped, text)
-    if sorted(seen) != list(range(len(longs))):  # a short string looked like a mark
-        return json.dumps(payload, separators=separators, ensure_ascii=ensure_ascii)
-    return out
+        return f"{before}{text}{after}"
+    pieces = _MARKED.split(text)  # text, a mark's index, text, ...: each long in its place
+    marks = [int(index) for index in pieces[1::2]]
+    if sorted(marks) != list(range(len(longs))):  # a short string looked like a mark
+        text = json.dumps(payload, separators=separators, ensure_ascii=ensure_ascii)
+        return f"{before}{text}{after}"
+    pieces[1::2] = [_escaped(longs[index], ensure_ascii) for index in marks]
+    return "".join((before, *pieces, after))
 
 
 def _marked(value: Any, longs: list[str]) -> Any:
@@ -134,6 +138,28 @@ def _escaped(text: str, ensure_ascii: bool) -> str:
         _ESCAPED[key] = written
         _escaped_bytes += size
     return written
+
+
+def sse_data(
+    payload: Any,
+    quirks: Collection[str],
+    *,
+    event: str | None = None,
+    separators: tuple[str, str] = (",", ":"),
+    pad: str = "",
+) -> str:
+    """One server-sent event carrying ``payload``: an ``event:`` line when ``event`` names one,
+    the payload as ``dumps`` writes it (between two ``pad``) on a ``data:`` line, and the blank
+    line that ends the event, each line ended as the quirks ask. In one piece: a turn's long
+    text is copied once into its event, not once for each line around it.
+
+    >>> sse_data({"n": 1}, ("crlf",), event="ping")
+    'event: ping\\r\\ndata: {"n":1}\\r\\n\\r\\n'
+    """
+    end = line_end(quirks)
+    head = f"data: {pad}" if event is None else f"event: {event}{end}data: {pad}"
+    around = (head, f"{pad}{end}{end}")
+    return json_text(payload, separators, ensure_ascii=ASCII_ESCAPES in quirks, around=around)
 
 
 def line_end(quirks: Collection[str]) -> str:

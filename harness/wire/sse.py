@@ -80,15 +80,14 @@ def parse_sse(data: bytes | str, *, source: str) -> tuple[SSEEvent, ...]:
     ``data:`` are ignored; ``retry:`` only concerns reconnection and is not kept.
     """
     text = _as_text(data, source)
-    if text.startswith(_BOM):
-        text = text[1:]
     events: list[SSEEvent] = []
     data_lines: list[str] = []
     event_type = ""
     last_id: str | None = None
     start: int | None = None
-    for number, line, _ in _lines(text):
-        if not line:
+    # offsets into the text, not copies of its lines: a field's value is the one copy made
+    for number, begin, end in _spans(text, 1 if text.startswith(_BOM) else 0):
+        if begin == end:
             if data_lines:
                 assert start is not None  # set by the first field line, a data line included
                 events.append(
@@ -96,19 +95,22 @@ def parse_sse(data: bytes | str, *, source: str) -> tuple[SSEEvent, ...]:
                 )
             data_lines, event_type, start = [], "", None
             continue
-        if line.startswith(":"):
+        if text[begin] == ":":
             continue
         if start is None:
             start = number
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
-            value = value[1:]
+        colon = text.find(":", begin, end)
+        if colon < 0:
+            name, colon = text[begin:end], end
+        else:
+            name = text[begin:colon]
+        skip = 2 if text.startswith(" ", colon + 1, end) else 1
         if name == "data":
-            data_lines.append(value)
+            data_lines.append(text[colon + skip : end])
         elif name == "event":
-            event_type = value
+            event_type = text[colon + skip : end]
         elif name == "id":
-            last_id = value  # a NUL would be ignored here, but _as_text refuses NULs outright
+            last_id = text[colon + skip : end]  # a NUL would be ignored, but _as_text refuses NULs
     if data_lines:
         events.append(
             SSEEvent(
@@ -320,6 +322,26 @@ def _lines(text: str) -> Iterator[tuple[int, str, bool]]:
         pos = end.end()
     if pos < len(text):
         yield number + 1, text[pos:], False
+
+
+def _spans(text: str, pos: int) -> Iterator[tuple[int, int, int]]:
+    """(line number, start, end) of each line from offset ``pos``, its end not included."""
+    size, number = len(text), 0
+    if "\r" not in text:  # LF alone ends lines: find each in C
+        while pos < size:
+            number += 1
+            end = text.find("\n", pos)
+            if end < 0:
+                yield number, pos, size
+                return
+            yield number, pos, end
+            pos = end + 1
+        return
+    for number, match in enumerate(LINE_END.finditer(text, pos), start=1):
+        yield number, pos, match.start()
+        pos = match.end()
+    if pos < size:
+        yield number + 1, pos, size
 
 
 class _LineCounter:

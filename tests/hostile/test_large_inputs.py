@@ -409,3 +409,121 @@ def test_the_gemini_reference_joins_a_streamed_string_once(
     call.feed({"jsonPath": "$.content", "stringValue": "!"})
     assert json.loads(call.arguments(cut=False)) == {"n": 1, "content": "abc" * 1_000 + "!"}
     assert len(writes) <= 4, len(writes)
+
+
+@given(
+    payload=_JSON,
+    quirks=st.sets(st.sampled_from(("crlf", "lone_cr", "ascii_escapes"))),
+    event=st.none() | st.sampled_from(("ping", "response.output_text.delta")),
+    padded=st.booleans(),
+)
+def test_an_event_written_in_one_piece_is_the_event_written_line_by_line(
+    payload: Any, quirks: set[str], event: str | None, padded: bool
+) -> None:
+    """``sse_data`` writes an event as one text; it is what the codecs wrote before, a line at
+    a time and with the line ends replaced after."""
+    from harness.codecs import text as text_module
+
+    separators, pad = ((" , ", " : "), "  ") if padded else ((",", ":"), "")
+    long = text_module.LONG
+    text_module.LONG = 3
+    try:
+        data = json.dumps(payload, separators=separators, ensure_ascii="ascii_escapes" in quirks)
+        lines = ("" if event is None else f"event: {event}\n") + f"data: {pad}{data}{pad}\n\n"
+        expected = text_module.line_ends(lines, quirks)
+        got = text_module.sse_data(payload, quirks, event=event, separators=separators, pad=pad)
+        assert got == expected
+    finally:
+        text_module.LONG = long
+
+
+def test_responses_joins_a_finished_text_once_for_every_event_that_repeats_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Responses stream repeats a finished text in three events and the terminal one; each
+    was a new copy of it, joined from its deltas again (and hashed again to find its escape)."""
+    from harness.codecs import text as text_module
+
+    scenario = _large_turn(200_000)
+    codec = dialects()["openai-responses"]
+    before = codec.encode(scenario.turn, ())
+    texts: dict[int, int] = {}  # id of each long text escaped -> its length
+    real = text_module._escaped
+
+    def counted(text: str, ensure_ascii: bool) -> str:
+        if len(text) >= 100_000:
+            texts[id(text)] = len(text)
+        return real(text, ensure_ascii)
+
+    monkeypatch.setattr(text_module, "_escaped", counted)
+    chunks = codec.encode(scenario.turn, ())
+    assert chunks == before
+    # the whole text, and the whole arguments: one object each
+    assert len(texts) == len(set(texts.values())) == 2
+
+
+def test_a_long_event_is_read_with_one_copy_of_its_data() -> None:
+    """The SSE reader copied a line, then the value after its colon, then that without its
+    space: three copies of a 50 MB event's data where one will do."""
+    import tracemalloc
+
+    from harness.wire import parse_sse
+
+    size = 8_000_000
+    text = f"event: big\ndata: {'x' * size}\n\n"
+    tracemalloc.start()
+    try:
+        (event,) = parse_sse(text, source="big")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(event.data) == size and event.event == "big"
+    assert peak < 1.5 * size  # the value, and no other copy of it
+
+
+def test_gemini_parses_long_arguments_once_for_every_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each case's encoding joined a long call's fragments and parsed the arguments again to
+    write them whole (most of encoding 50 MB of arguments once pairs were gone)."""
+    from harness.codecs import gemini
+
+    scenario = _large_turn(200_000)
+    codec = dialects()["gemini-sse"]
+    quirks = [q for q in codec.quirks if q != "streamed_args"][:3]
+    before = [codec.encode(scenario.turn, (q,)) for q in quirks]
+    parsed: list[int] = []
+    real = json.loads
+
+    def counted(text: Any, **options: Any) -> Any:
+        if len(text) >= 100_000:
+            parsed.append(len(text))
+        return real(text, **options)
+
+    gemini._whole_args.cache_clear()
+    monkeypatch.setattr(json, "loads", counted)
+    assert [codec.encode(scenario.turn, (q,)) for q in quirks] == before
+    assert len(parsed) == 1
+
+
+def test_a_run_holds_one_case_s_outputs_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``harness run`` kept a passed case's stream and outputs while the next case ran (its
+    loop held the last result): a 250 MB Responses case was held twice, over 1 GB."""
+    from harness.model.driver_run import DriverRun
+    from harness.replay import run as run_module
+
+    held: list[int] = []
+    real = run_module.replay
+
+    def replay(*args: Any, **kwargs: Any) -> Any:
+        gc.collect()
+        held.append(sum(isinstance(o, DriverRun) for o in gc.get_objects()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "replay", replay)
+    path = long_call(tmp_path, 2_000)
+    code, out, err = run_cli(
+        "one case at a time", "run", str(path), "--adapter", "driver-openai-chat-reference"
+    )
+    assert code == 0 and "passed" in out, (out, err)
+    assert len(held) > 5 and not any(held), held

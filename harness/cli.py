@@ -330,17 +330,17 @@ def cmd_run(args: argparse.Namespace) -> int:
             progress.update(f"scenario {number}/{len(cases)} {case.case_id}")
 
         # the reports draw what a failed case showed; nothing needs a passed one's
-        results = [
-            r if r.status in ("fail", "error") else r.slim()
-            for r in run_cases(
+        results = list(
+            run_cases(
                 cases,
                 adapter,
                 timeout=timeout,
                 only_rules=args.rule,
                 skip_rules=args.skip_rule,
                 on_case=replaying,
+                keep_outputs=lambda r: r.status in ("fail", "error"),
             )
-        ]
+        )
     causes = group_causes(results)
     judged = None
     if baseline is not None:

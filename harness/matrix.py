@@ -214,7 +214,7 @@ def run_libraries(
         # an exec: library's process drives case after case (a fresh one after a failed turn)
         reusing = getattr(adapter.factory, "reusing", contextlib.nullcontext)
         with reusing():
-            results = tuple(r.slim() for r in run_cases(cases, adapter))
+            results = tuple(run_cases(cases, adapter, keep_outputs=lambda r: False))
         runs.append(LibraryRun(library, version, contract, results))
     return runs
 

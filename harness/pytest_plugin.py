@@ -716,7 +716,16 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
                 "--harness-first-party)"
             )
     unchecked = [s.rule for s in _skips_for(config, scenario) if s.rule]
-    results = list(run_cases(cases, adapter, timeout=timeout, skip_rules=unchecked))
+    # the failure texts draw a failed case; the snapshot, the first case when none failed
+    results = list(
+        run_cases(
+            cases,
+            adapter,
+            timeout=timeout,
+            skip_rules=unchecked,
+            keep_outputs=lambda r: r.status in ("fail", "error") or r.scenario is cases[0],
+        )
+    )
     broken = [r for r in results if r.status in ("fail", "error")]
     result = broken[0] if broken else results[0]
     item.stash[_RESULT] = result
@@ -869,6 +878,9 @@ def pytest_runtest_makereport(
     if result is not None and report.when == "call":
         report.user_properties.append(("harness_rules", json.dumps(result.rule_statuses)))
         results, named, given = item.stash[_RESULTS]
+        # the report is all that is needed of them now: an item lives as long as the session,
+        # and a case's outputs are as long as its turn (tens of megabytes for a long one)
+        del item.stash[_RESULT], item.stash[_RESULTS]
         report.user_properties.extend(_cause_properties(results, named, given))
         if item.config.getoption("harness_html", None):
             from harness.report import reproduce_commands

@@ -7,6 +7,7 @@ the built-in library switched off; the whole library goes through the plugin onc
 from __future__ import annotations
 
 import functools
+import gc
 import re
 import shutil
 import sys
@@ -23,6 +24,7 @@ from harness.cli import main as harness_main
 from harness.codecs import dialects
 from harness.library import library_path
 from harness.model import session as ev
+from harness.model.driver_run import DriverRun
 from harness.replay import cases_to_run, replay
 from harness.scenario import DriverScenario, Scenario, SessionScenario, load_scenario
 from harness.scenario import cases as cases_module
@@ -505,3 +507,22 @@ def test_pytest_under_xdist_says_what_a_long_turn_left_out(project: pytest.Pytes
     result.assert_outcomes(passed=singles)
     result.stdout.fnmatch_lines(["long (openai-chat): a turn of 1.1 MB runs each quirk alone; *"])
     assert result.stdout.str().count("runs each quirk alone") == 1
+
+
+def test_pytest_holds_no_case_s_outputs_once_its_item_is_reported(project: pytest.Pytester) -> None:
+    """An item kept its results in its stash for the whole session: every case's stream and
+    outputs, tens of megabytes each for a long turn. Once the item is reported they go."""
+    long_call(project.path / "scenarios", size=2_000)
+    project.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+    )
+    held: list[int] = []
+
+    class Count:
+        def pytest_runtest_setup(self) -> None:
+            gc.collect()
+            held.append(sum(isinstance(o, DriverRun) for o in gc.get_objects()))
+
+    result = project.runpytest("--harness-adapter=driver-openai-chat-reference", plugins=[Count()])
+    assert result.parseoutcomes()["passed"] > 5
+    assert len(held) > 5 and set(held) == {held[0]}, held  # none more held as the items run

@@ -284,11 +284,16 @@ def run_cases(
     only_rules: Iterable[str] = (),
     skip_rules: Iterable[str] = (),
     on_case: Callable[[int, Scenario], None] | None = None,
+    keep_outputs: Callable[[ScenarioResult], bool] | None = None,
 ) -> Iterator[ScenarioResult]:
     """Each case replayed against a fresh adapter (``replay``), in order, its result yielded as
     soon as it is known: a case is replayed only when the next result is asked for.
     ``on_case(number, case)`` is told of each case (numbered from 1) just before its replay, so
-    that a progress line can name the case running (or hanging) now.
+    that a progress line can name the case running (or hanging) now. ``keep_outputs``: which
+    results keep what the consumer showed; the others come slim (``ScenarioResult.slim``),
+    made so here, before the next case runs, not by the caller once it has, when a loop
+    variable or a generator still holds the last result: a run of a long turn then holds one
+    case's stream and outputs at a time, not two.
 
     >>> from harness import load_scenario, resolve_adapter
     >>> scenario = load_scenario("scenarios/session/tool-first-turn.yaml")
@@ -299,4 +304,7 @@ def run_cases(
     for number, case in enumerate(cases, 1):
         if on_case is not None:
             on_case(number, case)
-        yield replay(case, adapter, timeout=timeout, only_rules=only, skip_rules=skip)
+        result = replay(case, adapter, timeout=timeout, only_rules=only, skip_rules=skip)
+        if keep_outputs is not None and not keep_outputs(result):
+            result = result.slim()  # this frame holds it too while the caller works
+        yield result

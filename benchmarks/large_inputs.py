@@ -1,10 +1,12 @@
 """What large valid inputs cost the harness, as ratios to a baseline measured in the same run.
 
     .venv/bin/python benchmarks/large_inputs.py [--mb MB] [--interactions N] [--quirks all|none]
+        [--adapter NAME]
 
 Driver scenarios: one text of ``--mb`` megabytes, and a tool call with as many megabytes of
-arguments (both in 1,000 chunks), run in the OpenAI Chat dialect against its reference driver
-as ``harness run`` runs them: the quirk cases found (``cases_for``), then each replayed. The
+arguments (both in 1,000 chunks), run against ``--adapter`` (the OpenAI Chat reference driver
+unless named; a reference of another dialect runs the turn in that dialect) as ``harness run``
+runs them: the quirk cases found (``cases_for``), then each replayed. The
 baseline is the reference driver alone reading the scenario's stream once (its chunks made
 beforehand): the least work one case can be. Printed per case: finding the cases, the replay
 (the driver's work and the harness's), and each over the baseline.
@@ -117,16 +119,16 @@ def seconds(work: Callable[[], Any]) -> tuple[float, Any]:
     return time.process_time() - start, value
 
 
-def driver_figures(path: Path, quirks: str) -> dict[str, float]:
-    info = resolve_adapter(ADAPTER)
-    codec = dialects()["openai-chat"]
+def driver_figures(path: Path, quirks: str, adapter: str = ADAPTER) -> dict[str, float]:
+    info = resolve_adapter(adapter)
+    codec = dialects()[info.factory().dialect]
     scenario = load_scenario(path)
     assert isinstance(scenario, DriverScenario)
     chunks = [c.data for c in codec.encode(scenario.turn, scenario.quirks)]
-    driver: Any = BUNDLED[ADAPTER].factory
+    driver: Any = BUNDLED[adapter].factory
     baseline = min(seconds(lambda: list(driver().drive(iter(chunks))))[0] for _ in range(3))
     found, cases = seconds(lambda: cases_for([scenario], info, quirks))
-    ran, results = seconds(lambda: [r.slim() for r in run_cases(cases, info)])
+    ran, results = seconds(lambda: list(run_cases(cases, info, keep_outputs=lambda r: False)))
     assert all(r.status == "pass" for r in results), [r.status for r in results]
     n = len(cases)
     return {
@@ -154,10 +156,20 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=5.0, help="megabytes of text (5)")
     parser.add_argument("--interactions", type=int, default=20_000)
     parser.add_argument("--quirks", default="all", help="all (the default) or none")
+    parser.add_argument(
+        "--adapter",
+        default=ADAPTER,
+        choices=[
+            n
+            for n in BUNDLED
+            if n.startswith("driver-") and n.endswith("-reference") and "-bytes-" not in n
+        ],
+        help="a reference driver that reads events (driver-openai-chat-reference)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         for name, path in scenarios(Path(folder), int(args.mb * 1_000_000)).items():
-            figures = driver_figures(path, args.quirks)
+            figures = driver_figures(path, args.quirks, args.adapter)
             print(f"{name} ({args.mb:g} MB): " + " ".join(_shown(figures)))
         path = cassette(Path(folder), args.interactions)
         figures = cassette_figures(path, args.interactions)

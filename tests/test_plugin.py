@@ -7,12 +7,13 @@ the built-in library switched off; the whole library goes through the plugin onc
 from __future__ import annotations
 
 import functools
-import gc
 import re
 import shutil
 import sys
+import weakref
 from collections import Counter
 from textwrap import dedent
+from typing import Any
 
 # In-process runs drop the modules they import; hypothesis's plugin imports hypothesis at the end
 # of each run, which then costs seconds of assertion rewriting every time unless it is loaded here.
@@ -24,7 +25,6 @@ from harness.cli import main as harness_main
 from harness.codecs import dialects
 from harness.library import library_path
 from harness.model import session as ev
-from harness.model.driver_run import DriverRun
 from harness.replay import cases_to_run, replay
 from harness.scenario import DriverScenario, Scenario, SessionScenario, load_scenario
 from harness.scenario import cases as cases_module
@@ -509,20 +509,29 @@ def test_pytest_under_xdist_says_what_a_long_turn_left_out(project: pytest.Pytes
     assert result.stdout.str().count("runs each quirk alone") == 1
 
 
-def test_pytest_holds_no_case_s_outputs_once_its_item_is_reported(project: pytest.Pytester) -> None:
+def test_pytest_holds_no_case_s_outputs_once_its_item_is_reported(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An item kept its results in its stash for the whole session: every case's stream and
     outputs, tens of megabytes each for a long turn. Once the item is reported they go."""
+    from harness.replay import run as run_module
+
     long_call(project.path / "scenarios", size=2_000)
     project.makepyprojecttoml(
         '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
     )
-    held: list[int] = []
+    runs: list[weakref.ref[Any]] = []  # each case's DriverRun
+    alive: list[int] = []  # how many were still held as each case started
+    real = run_module.replay
 
-    class Count:
-        def pytest_runtest_setup(self) -> None:
-            gc.collect()
-            held.append(sum(isinstance(o, DriverRun) for o in gc.get_objects()))
+    def replay(*args: Any, **kwargs: Any) -> Any:
+        alive.append(sum(run() is not None for run in runs))
+        result = real(*args, **kwargs)
+        runs.append(weakref.ref(result.driver_run))
+        return result
 
-    result = project.runpytest("--harness-adapter=driver-openai-chat-reference", plugins=[Count()])
-    assert result.parseoutcomes()["passed"] > 5
-    assert len(held) > 5 and set(held) == {held[0]}, held  # none more held as the items run
+    monkeypatch.setattr(run_module, "replay", replay)
+    monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 1_000)  # single quirks: a few cases
+    result = project.runpytest("--harness-adapter=driver-openai-chat-reference")
+    assert result.parseoutcomes()["passed"] == len(alive) > 5
+    assert not any(alive), alive

@@ -509,21 +509,24 @@ def test_a_run_holds_one_case_s_outputs_at_a_time(
 ) -> None:
     """``harness run`` kept a passed case's stream and outputs while the next case ran (its
     loop held the last result): a 250 MB Responses case was held twice, over 1 GB."""
-    from harness.model.driver_run import DriverRun
+    import weakref
+
     from harness.replay import run as run_module
 
-    held: list[int] = []
+    runs: list[weakref.ref[Any]] = []  # each case's DriverRun
+    alive: list[int] = []  # how many were still held as each case started
     real = run_module.replay
 
     def replay(*args: Any, **kwargs: Any) -> Any:
-        gc.collect()
-        held.append(sum(isinstance(o, DriverRun) for o in gc.get_objects()))
-        return real(*args, **kwargs)
+        alive.append(sum(run() is not None for run in runs))
+        result = real(*args, **kwargs)
+        runs.append(weakref.ref(result.driver_run))
+        return result
 
     monkeypatch.setattr(run_module, "replay", replay)
+    monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 1_000)  # single quirks: a few cases
     path = long_call(tmp_path, 2_000)
-    code, out, err = run_cli(
-        "one case at a time", "run", str(path), "--adapter", "driver-openai-chat-reference"
-    )
+    args = ("run", str(path), "--adapter", "driver-openai-chat-reference")
+    code, out, err = run_cli("one case at a time", *args)
     assert code == 0 and "passed" in out, (out, err)
-    assert len(held) > 5 and not any(held), held
+    assert len(alive) > 5 and not any(alive), alive

@@ -10,10 +10,8 @@ import functools
 import re
 import shutil
 import sys
-import weakref
 from collections import Counter
 from textwrap import dedent
-from typing import Any
 
 # In-process runs drop the modules they import; hypothesis's plugin imports hypothesis at the end
 # of each run, which then costs seconds of assertion rewriting every time unless it is loaded here.
@@ -30,7 +28,7 @@ from harness.scenario import DriverScenario, Scenario, SessionScenario, load_sce
 from harness.scenario import cases as cases_module
 from harness.scenario.cases import driver_cases, pairs_left_out
 from harness.scenario.variations import session_cases
-from tests.hostile.for_tests import long_call
+from tests.hostile.for_tests import driver_runs_held, long_call
 from tests.projects_for_tests import outside_xdist, rule_table
 from tests.scenarios_for_tests import as_session, load_every
 
@@ -514,23 +512,11 @@ def test_pytest_holds_no_case_s_outputs_once_its_item_is_reported(
 ) -> None:
     """An item kept its results in its stash for the whole session: every case's stream and
     outputs, tens of megabytes each for a long turn. Once the item is reported they go."""
-    from harness.replay import run as run_module
-
     long_call(project.path / "scenarios", size=2_000)
     project.makepyprojecttoml(
         '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
     )
-    runs: list[weakref.ref[Any]] = []  # each case's DriverRun
-    alive: list[int] = []  # how many were still held as each case started
-    real = run_module.replay
-
-    def replay(*args: Any, **kwargs: Any) -> Any:
-        alive.append(sum(run() is not None for run in runs))
-        result = real(*args, **kwargs)
-        runs.append(weakref.ref(result.driver_run))
-        return result
-
-    monkeypatch.setattr(run_module, "replay", replay)
+    alive = driver_runs_held(monkeypatch)  # earlier cases held as each starts
     monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 1_000)  # single quirks: a few cases
     result = project.runpytest("--harness-adapter=driver-openai-chat-reference")
     assert result.parseoutcomes()["passed"] == len(alive) > 5

@@ -150,3 +150,26 @@ def long_call(folder: Path, size: int = 20_000) -> Path:
         "        - text: Writing it.\n"
         f"        - tool_use: {{id: c1, name: w, input: {{content: {arguments}}}, chunks: 20}}\n",
     )
+
+
+def driver_runs_held(monkeypatch: Any) -> list[int]:
+    """Watch the cases replayed from now on (``harness.replay.run.replay``): the list fills, as
+    each case starts, with how many earlier cases' ``DriverRun`` (their streams and outputs)
+    are still held. A weak reference to each, not a scan of every object: that took 104 s in
+    a loaded worker."""
+    import weakref
+
+    from harness.replay import run as run_module
+
+    runs: list[weakref.ref[Any]] = []
+    alive: list[int] = []
+    real = run_module.replay
+
+    def replay(*args: Any, **kwargs: Any) -> Any:
+        alive.append(sum(run() is not None for run in runs))
+        result = real(*args, **kwargs)
+        runs.append(weakref.ref(result.driver_run))
+        return result
+
+    monkeypatch.setattr(run_module, "replay", replay)
+    return alive

@@ -24,7 +24,7 @@ from harness.wire import read_cassette
 from harness.wire import recordings as recordings_module
 from harness.wire.recordings import recorded_cassette
 from harness.wirereplay import SdkReplay, recorded_stream
-from tests.hostile.for_tests import ROOT, long_call, run_cli, write
+from tests.hostile.for_tests import ROOT, driver_runs_held, long_call, run_cli, write
 
 URI = "https://api.openai.com/v1/chat/completions"
 TOOLS = ROOT / "cassettes" / "real-traffic" / "llm-anthropic" / "test_tools.yaml"
@@ -509,21 +509,7 @@ def test_a_run_holds_one_case_s_outputs_at_a_time(
 ) -> None:
     """``harness run`` kept a passed case's stream and outputs while the next case ran (its
     loop held the last result): a 250 MB Responses case was held twice, over 1 GB."""
-    import weakref
-
-    from harness.replay import run as run_module
-
-    runs: list[weakref.ref[Any]] = []  # each case's DriverRun
-    alive: list[int] = []  # how many were still held as each case started
-    real = run_module.replay
-
-    def replay(*args: Any, **kwargs: Any) -> Any:
-        alive.append(sum(run() is not None for run in runs))
-        result = real(*args, **kwargs)
-        runs.append(weakref.ref(result.driver_run))
-        return result
-
-    monkeypatch.setattr(run_module, "replay", replay)
+    alive = driver_runs_held(monkeypatch)  # earlier cases held as each starts
     monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 1_000)  # single quirks: a few cases
     path = long_call(tmp_path, 2_000)
     args = ("run", str(path), "--adapter", "driver-openai-chat-reference")

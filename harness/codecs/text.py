@@ -58,7 +58,8 @@ def dumps(payload: Any, quirks: Collection[str], separators: tuple[str, str] = (
 
 #: a string value this long or longer is escaped once and its JSON reused (``json_text``)
 LONG = 4096
-#: the escaped long strings kept, by (string, ensure_ascii), oldest first, and their bytes
+#: the escaped long strings kept, by (string, escaped to ASCII), least recently used first, and
+#: their bytes
 _ESCAPED: dict[tuple[str, bool], str] = {}
 _escaped_bytes = 0
 #: the bytes of strings and escapes kept at most: a turn of 50 MB of text fits
@@ -125,14 +126,19 @@ def _marked(value: Any, longs: list[str]) -> Any:
 def _escaped(text: str, ensure_ascii: bool) -> str:
     """``text`` as a JSON string, as ``json.dumps`` writes it, kept for the next encoding."""
     global _escaped_bytes
+    # printable ASCII is written the same either way (DEL is escaped only to ASCII)
+    ensure_ascii = ensure_ascii and not (text.isascii() and "\x7f" not in text)
     key = (text, ensure_ascii)
-    found = _ESCAPED.get(key)
+    found = _ESCAPED.pop(key, None)
     if found is not None:
+        _ESCAPED[key] = found  # used again: the last to go
         return found
     written = (encode_basestring_ascii if ensure_ascii else encode_basestring)(text)
     size = sys.getsizeof(text) + sys.getsizeof(written)
     if size <= ESCAPED_LIMIT:
-        while _ESCAPED and _escaped_bytes + size > ESCAPED_LIMIT:  # the oldest go first
+        # the least recently used go first: a turn's own fragments, used by every case, stay
+        # while the fragments of a quirk that cuts them anew (one case's) make room
+        while _ESCAPED and _escaped_bytes + size > ESCAPED_LIMIT:
             oldest = next(iter(_ESCAPED))
             _escaped_bytes -= sys.getsizeof(oldest[0]) + sys.getsizeof(_ESCAPED.pop(oldest))
         _ESCAPED[key] = written

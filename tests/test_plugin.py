@@ -502,7 +502,8 @@ def test_pytest_under_xdist_says_what_a_long_turn_left_out(project: pytest.Pytes
     result = project.runpytest_subprocess(
         "--harness-adapter=driver-openai-chat-reference", "-n", "2"
     )
-    result.assert_outcomes(passed=singles)
+    outcomes = result.parseoutcomes()  # a quirk that leaves the stream as written: a skip
+    assert outcomes["passed"] + outcomes["skipped"] == singles and "failed" not in outcomes
     result.stdout.fnmatch_lines(["long (openai-chat): a turn of 1.1 MB runs each quirk alone; *"])
     assert result.stdout.str().count("runs each quirk alone") == 1
 
@@ -519,5 +520,6 @@ def test_pytest_holds_no_case_s_outputs_once_its_item_is_reported(
     alive = driver_runs_held(monkeypatch)  # earlier cases held as each starts
     monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 1_000)  # single quirks: a few cases
     result = project.runpytest("--harness-adapter=driver-openai-chat-reference")
-    assert result.parseoutcomes()["passed"] == len(alive) > 5
+    outcomes = result.parseoutcomes()
+    assert outcomes["passed"] + outcomes.get("skipped", 0) == len(alive) and outcomes["passed"] > 5
     assert not any(alive), alive

@@ -41,6 +41,7 @@ from harness.replay._watchdog import Progress
 from harness.rules.driver_timing import DriverTimeline
 from harness.rules.registry import Rule, Violation
 from harness.scenario import DriverScenario
+from harness.scenario.cases import same_stream
 from harness.wire.chunking import body_of, byte_chunks, default_cuts
 from harness.wire.sse import LINE_END
 
@@ -188,6 +189,13 @@ class DriverReplay:
         if self.scenario.dialects and dialect not in self.scenario.dialects:
             return f"the scenario runs in {', '.join(self.scenario.dialects)}, not {dialect}"
         codec = codecs[dialect]
+        written = self.scenario.written_stream  # a long turn's quirk case (scenario.cases)
+        if written is not None and same_stream(self.chunks(codec), written):
+            return (
+                f"{' and '.join(self.scenario.added)} leaves this turn's {dialect} stream as "
+                f"written, which the case {self.scenario.id} runs (a long turn's cases are told "
+                "apart as they run)"
+            )
         requested: Mapping[str, str] = getattr(codec, "requested_quirks", {})
         for quirk in self.scenario.quirks:
             if quirk in requested and requested[quirk] not in asked_for(

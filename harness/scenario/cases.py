@@ -4,7 +4,8 @@ A scenario written once runs in every dialect that can carry it, as its own quir
 case), then once more under each other quirk of the dialect that changes what the driver reads,
 and, for a scenario that asks for no quirk itself, under each pair of quirks that rework the same
 events of the turn (``driver_cases`` says which pairs, and why only those; a turn longer than
-``PAIRS_UP_TO`` runs single quirks only, ``pairs_left_out`` says how many pairs that left). Each
+``PAIRS_UP_TO`` runs single quirks only, ``pairs_left_out`` says how many pairs that left, and
+its cases are told from the stream as written as they run, not beforehand). Each
 case is a ``DriverScenario`` named ``id[dialect+quirk]``; a case under a quirk only gateways send
 is tagged ``gateway``, as a written scenario with it is.
 
@@ -19,6 +20,7 @@ import weakref
 from collections.abc import Sequence
 
 from harness.codecs import Codec
+from harness.model.driver import WireChunk
 from harness.scenario.types import DriverScenario, Scenario
 
 #: the word a quirk's description starts its senders with when no first-party server sends it
@@ -45,16 +47,16 @@ def gateway_only(codec: Codec, quirk: str) -> bool:
 #: checks: the cases times the work of one. A pair breaks a driver by how its two quirks rework
 #: the same events, which a turn of any length shows; a long turn's length is the single-quirk
 #: cases' to try. Over this, a turn of 50 MB of arguments ran 161 cases in 83 s of CPU; its 27
-#: single-quirk cases 12 s (and a turn of 1 MB, 700 KB of arguments, with every pair: 141
-#: cases, 7 s).
+#: single-quirk cases 12 s, and 9 s once they were no longer encoded beforehand to be told
+#: apart (``_long_turn``); a turn of 700 KB of arguments, with every pair: 161 cases, 7 s.
 PAIRS_UP_TO = 1_000_000
 
 
 @dataclasses.dataclass(frozen=True)
 class PairsLeftOut:
     """A turn too long for pairs of quirks: how long, and how many pairs its cases leave out
-    (each pair that reworks the same events, before pairs that make the same stream are told
-    apart: at most this many), and ``PAIRS_UP_TO`` as it was."""
+    (each pair of the quirks it runs alone: at most this many), and ``PAIRS_UP_TO`` as it
+    was."""
 
     size: int
     pairs: int
@@ -79,7 +81,8 @@ def driver_cases(
     scenario: DriverScenario, codec: Codec, *, pairs: bool = True
 ) -> tuple[DriverScenario, ...]:
     """The base case, then every single-quirk case, then every sensible pair, in the codec's
-    order of quirks. A quirk that leaves the stream as it is makes no case. A pair is sensible
+    order of quirks. A quirk that leaves the stream as it is makes no case (in a turn longer
+    than ``PAIRS_UP_TO``, a case its replay skips: ``_long_turn``). A pair is sensible
     when both quirks change the same events of the turn and neither changes every event: one
     that does (line ends, spacing, an extra field on every event) meets every other quirk
     already in its single case, while two that rework the same events can break a driver only
@@ -120,28 +123,15 @@ def _driver_cases(
         return (), None
     if scenario.raw_wire:
         return (scenario,), None
-    size = 0  # of the last stream digested
 
     def stream(added: Sequence[str]) -> dict[int, int]:
-        """A digest of the chunks of each event of the turn: two cases are told apart by these,
-        so that finding them holds one encoding at a time (a turn can be tens of megabytes).
-        Python's own hash of each chunk's text, folded with its length into its event's: it
-        reads the text where it is, with no encoded copy, and hashing a copy with SHA-1 was
-        half of finding the cases of a large turn. 64 bits that tell streams apart, not a
-        defence: two streams made to collide would lose a case, no more."""
-        nonlocal size
-        size = 0
-        by_event: dict[int, int] = {}
-        for chunk in codec.encode(scenario.turn, (*scenario.quirks, *added)):
-            data = chunk.data
-            length = len(data) if data.isascii() else len(data.encode("utf-8", "surrogatepass"))
-            by_event[chunk.origin] = hash((by_event.get(chunk.origin), length, data))
-            size += length
-        return by_event
+        return _by_event(codec.encode(scenario.turn, (*scenario.quirks, *added)))[0]
 
     out = [scenario]
-    base = stream(())
-    length = size
+    base, length, count = _by_event(codec.encode(scenario.turn, scenario.quirks))
+    if length > PAIRS_UP_TO:
+        written = (count, length, hash(tuple(base.items())))  # what same_stream compares
+        return _long_turn(scenario, codec, written, length, pairs)
     streams = [base]  # no two cases feed the driver the same stream
     changed: dict[str, frozenset[int]] = {}  # quirk -> the events whose chunks it changes
     for quirk in codec.quirks:
@@ -162,13 +152,69 @@ def _driver_cases(
         for a, b in itertools.combinations(changed, 2)
         if not changed[a] >= everything and not changed[b] >= everything and changed[a] & changed[b]
     ]
-    if length > PAIRS_UP_TO:
-        return tuple(out), PairsLeftOut(length, len(sensible), PAIRS_UP_TO) if sensible else None
     for a, b in sensible:
         if _expressible(scenario, codec, (a, b)) and (seen := stream((a, b))) not in streams:
             streams.append(seen)
             out.append(_case(scenario, codec, (a, b)))
     return tuple(out), None
+
+
+def _long_turn(
+    scenario: DriverScenario,
+    codec: Codec,
+    written: tuple[int, int, int],
+    length: int,
+    pairs: bool,
+) -> tuple[tuple[DriverScenario, ...], PairsLeftOut | None]:
+    """The cases of a turn longer than ``PAIRS_UP_TO``: the scenario, then each quirk alone,
+    none of them encoded here. Telling them apart beforehand encoded the turn once per quirk
+    (32 times for 50 MB of arguments: a third of the run), then again as each case ran; so
+    each case carries the stream as written (``written``: its chunks, bytes and digest), and its
+    replay, which encodes it anyway, skips it when the quirk leaves that stream as it is
+    (``same_stream``). Two quirks that rework this turn alike both run. The pairs left out are
+    counted without knowing which events each quirk changes: every pair of the single quirks,
+    at most."""
+    out = [scenario]
+    out.extend(
+        _case(scenario, codec, (quirk,), written)
+        for quirk in codec.quirks
+        if quirk not in scenario.quirks and _expressible(scenario, codec, (quirk,))
+    )
+    alone = len(out) - 1
+    left = alone * (alone - 1) // 2 if pairs and not scenario.quirks else 0
+    return tuple(out), PairsLeftOut(length, left, PAIRS_UP_TO) if left else None
+
+
+def _by_event(chunks: Sequence[WireChunk]) -> tuple[dict[int, int], int, int]:
+    """A digest of the chunks of each event of the turn, the stream's bytes and chunks: two
+    cases are told apart by these, so that finding them holds one encoding at a time (a turn
+    can be tens of megabytes). Python's own hash of each chunk's text, folded with its length
+    into its event's: it reads the text where it is, with no encoded copy, and hashing a copy
+    with SHA-1 was half of finding the cases of a large turn. 64 bits that tell streams apart,
+    not a defence: two streams made to collide would lose a case, no more."""
+    size = 0
+    by_event: dict[int, int] = {}
+    for chunk in chunks:
+        data = chunk.data
+        length = _bytes(data)
+        by_event[chunk.origin] = hash((by_event.get(chunk.origin), length, data))
+        size += length
+    return by_event, size, len(chunks)
+
+
+def _bytes(data: str) -> int:
+    return len(data) if data.isascii() else len(data.encode("utf-8", "surrogatepass"))
+
+
+def same_stream(chunks: Sequence[WireChunk], written: tuple[int, int, int]) -> bool:
+    """These chunks are the stream as written that a long turn's quirk case carries
+    (``DriverScenario.written_stream``: its chunks, bytes and digest). Counted first, hashed
+    only when the counts agree: a quirk that changes the stream almost always changes them, and
+    hashing every case's fresh text was a tenth of a run of 50 MB of arguments."""
+    count, size, digest = written
+    if len(chunks) != count or sum(_bytes(chunk.data) for chunk in chunks) != size:
+        return False
+    return hash(tuple(_by_event(chunks)[0].items())) == digest
 
 
 def select_cases(
@@ -205,7 +251,12 @@ def _expressible(scenario: DriverScenario, codec: Codec, added: Sequence[str]) -
     return cancel is None or cancel < len(codec.encode(scenario.turn, quirks))
 
 
-def _case(scenario: DriverScenario, codec: Codec, added: Sequence[str]) -> DriverScenario:
+def _case(
+    scenario: DriverScenario,
+    codec: Codec,
+    added: Sequence[str],
+    written: tuple[int, int, int] | None = None,
+) -> DriverScenario:
     tags = scenario.tags
     if GATEWAY_TAG not in tags and any(gateway_only(codec, q) for q in added):
         tags = (*tags, GATEWAY_TAG)
@@ -214,4 +265,5 @@ def _case(scenario: DriverScenario, codec: Codec, added: Sequence[str]) -> Drive
         quirks=(*scenario.quirks, *added),
         variant="+".join((codec.name, *added)),
         tags=tags,
+        written_stream=written,
     )

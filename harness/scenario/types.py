@@ -166,6 +166,11 @@ class DriverScenario(ScenarioHeader):
     #: for a case of the quirk cross product (``harness.scenario.cases``): ``dialect+quirk[+quirk]``
     #: naming the quirks it adds to the scenario's own; empty for the scenario as written
     variant: str = ""
+    #: for a quirk case of a turn too long to encode in every case before the run
+    #: (``harness.scenario.cases.PAIRS_UP_TO``): the stream as written, as its chunks, bytes
+    #: and digest (``cases.same_stream``); the replay skips the case when its quirk leaves that
+    #: stream as it is. None for every other case (told apart from the others beforehand)
+    written_stream: tuple[int, int, int] | None = None
 
     @property
     def case_id(self) -> str:

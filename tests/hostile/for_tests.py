@@ -154,8 +154,8 @@ def long_call(folder: Path, size: int = 20_000) -> Path:
 
 def driver_runs_held(monkeypatch: Any) -> list[int]:
     """Watch the cases replayed from now on (``harness.replay.run.replay``): the list fills, as
-    each case starts, with how many earlier cases' ``DriverRun`` (their streams and outputs)
-    are still held. A weak reference to each, not a scan of every object: that took 104 s in
+    each case starts (skipped ones too), with how many earlier cases' ``DriverRun`` (their
+    streams and outputs) are still held. A weak reference to each, not a scan of every object: that took 104 s in
     a loaded worker."""
     import weakref
 
@@ -168,7 +168,8 @@ def driver_runs_held(monkeypatch: Any) -> list[int]:
     def replay(*args: Any, **kwargs: Any) -> Any:
         alive.append(sum(run() is not None for run in runs))
         result = real(*args, **kwargs)
-        runs.append(weakref.ref(result.driver_run))
+        if result.driver_run is not None:  # a case skipped before its driver ran has none
+            runs.append(weakref.ref(result.driver_run))
         return result
 
     monkeypatch.setattr(run_module, "replay", replay)

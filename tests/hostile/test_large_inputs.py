@@ -297,7 +297,8 @@ def test_a_long_turn_runs_each_quirk_alone_and_says_what_it_left_out(
 ) -> None:
     """The cross product of a long turn is its single-quirk cases: with every pair, 50 MB of
     arguments were 161 cases and 83 s of CPU. The run says what it left out, and how to run
-    one pair."""
+    one pair. Its cases are told apart as they run: a quirk that leaves the stream as written
+    is a skip that says so, and every case the short turn ran passes."""
     path = long_call(tmp_path)
     codec = dialects()["openai-chat"]
 
@@ -308,27 +309,95 @@ def test_a_long_turn_runs_each_quirk_alone_and_says_what_it_left_out(
 
     every = driver_cases(loaded(), codec)  # the turn is 20 KB: pairs run
     pairs = [case for case in every if len(case.quirks) == 2]
-    singles = len(every) - len(pairs)
+    singles = [case.case_id for case in every if len(case.quirks) < 2]
     assert pairs and pairs_left_out(loaded(), codec) is None
 
     monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 10_000)
     long_turn = loaded()
-    assert len(driver_cases(long_turn, codec)) == singles
+    alone = driver_cases(long_turn, codec)
+    assert all(len(case.quirks) < 2 for case in alone)
+    assert set(singles) < {case.case_id for case in alone}
     left = pairs_left_out(long_turn, codec)
     assert left is not None and left.size > 20_000 and left.pairs >= len(pairs)
 
-    args = (str(path), "--adapter", "driver-openai-chat-reference")
+    args = (str(path), "--adapter", "driver-openai-chat-reference", "--format", "json")
     code, out, err = run_cli("long turn", "run", *args)
-    assert code == 0 and f"{singles} cases of 1 scenarios" in out, (out, err)
-    assert "long (openai-chat): a turn of 0.0 MB runs each quirk alone" in err
-    assert f"(up to {left.pairs}) run only for turns up to 0.01 MB" in err
-    code, out, _ = run_cli("long turn", "run", *args, "--format", "json")
-    assert code == 0 and json.loads(out)["notes"] == [err.strip().removeprefix("harness: ")]
+    assert code == 0, (out, err)
+    report = json.loads(out)
+    assert report["notes"] == [
+        f"long (openai-chat): a turn of 0.0 MB runs each quirk alone; its pairs of quirks "
+        f"(up to {left.pairs}) run only for turns up to 0.01 MB: name two quirks to run that "
+        "pair (--quirks A,B; --harness-quirks=A,B under pytest)"
+    ]
+    status = {
+        f"{r['scenario']}[{r['case']}]" if "case" in r else r["scenario"]: r
+        for r in report["results"]
+    }
+    assert len(status) == len(alone)
+    passed = {case for case, r in status.items() if r["status"] == "pass"}
+    skipped = {case: r["skip_reason"] for case, r in status.items() if r["status"] == "skip"}
+    assert passed | set(skipped) == set(status) and set(singles) <= passed
+    as_written = [case for case, why in skipped.items() if "stream as written" in why]
+    assert as_written and set(as_written).isdisjoint(singles)
+    assert skipped["long[openai-chat+ascii_escapes]"] == (
+        "ascii_escapes leaves this turn's openai-chat stream as written, which the case long "
+        "runs (a long turn's cases are told apart as they run)"
+    )
     # one pair, asked for, runs
     first = pairs[0].quirks
+    args = args[:-2]
     code, out, err = run_cli("long turn", "run", *args, "--quirks", ",".join(first))
     assert code == 0 and f"long[openai-chat+{'+'.join(first)}]" in out and not err, (out, err)
     assert "1 scenarios: 1 passed" in out
+
+
+def test_finding_a_long_turn_s_cases_encodes_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Telling a long turn's quirk cases apart beforehand encoded it once per quirk, then again
+    as each case ran: a third of a run of 50 MB of arguments. Its cases are found with one
+    encoding now, and each case's replay, which encodes it anyway, is where it is told apart."""
+    codec = dialects()["openai-chat"]
+    monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 10_000)
+    scenario = load_scenario(long_call(tmp_path))
+    assert isinstance(scenario, DriverScenario)
+    encoded: list[tuple[str, ...]] = []
+    real = type(codec).encode
+
+    def counted(self: Any, turn: Any, quirks: Any = ()) -> Any:
+        encoded.append(tuple(quirks))
+        return real(self, turn, quirks)
+
+    monkeypatch.setattr(type(codec), "encode", counted)
+    cases = driver_cases(scenario, codec)
+    assert len(cases) > 20 and encoded == [()], encoded
+
+
+def test_a_long_turn_s_case_is_hashed_only_when_its_stream_is_as_long_as_the_written(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each quirk case of a long turn is told from the stream as written as it runs: hashing
+    every case's fresh text was a tenth of a run of 50 MB of arguments, and a quirk that
+    changes the stream almost always changes its chunks or bytes."""
+    from harness.model.driver import WireChunk
+
+    written = [WireChunk("data: é\n\n", 0), WireChunk("data: [DONE]\n\n", 1)]
+    _, size, count = cases_module._by_event(written)
+    key = (count, size, hash(tuple(cases_module._by_event(written)[0].items())))
+    hashed: list[object] = []
+    real = cases_module._by_event
+
+    def counted(chunks: Any) -> Any:
+        hashed.append(chunks)
+        return real(chunks)
+
+    monkeypatch.setattr(cases_module, "_by_event", counted)
+    assert not cases_module.same_stream([*written, WireChunk(": ping\n\n", 1)], key)
+    assert not cases_module.same_stream([WireChunk("data: e\n\n", 0), written[1]], key)
+    assert not hashed  # a byte fewer: "é" is two
+    assert not cases_module.same_stream([WireChunk("data: \u00e8\n\n", 0), written[1]], key)
+    assert cases_module.same_stream(list(written), key)
+    assert len(hashed) == 2
 
 
 def test_gemini_streams_long_arguments_without_reading_them_a_character_at_a_time(

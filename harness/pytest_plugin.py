@@ -707,7 +707,11 @@ def _replay_scenario(request: pytest.FixtureRequest) -> None:
     if not item.stash[_EXPANDED]:
         # the fixture's adapter: its dialect is known only now, so this item runs every case
         cases = cases_for(
-            [scenario], adapter, _quirk_selection(config), variations=_variation_selection(config)
+            [scenario],
+            adapter,
+            _quirk_selection(config),
+            variations=_variation_selection(config),
+            notes=config.stash.setdefault(_NOTES, []),  # a long turn's pairs left out
         )
         cases = [case for case in cases if _case_selected(case, config)]
         if not cases:
@@ -1044,7 +1048,7 @@ class RuleTally:
         self.counts: dict[str, dict[str, int]] = {}
         #: under xdist, what the workers left out (each collects the same)
         self.left_out: list[str] | None = None
-        #: under xdist, the workers' notes on the cases (``_NOTES``)
+        #: under xdist, the workers' notes on the cases (``_NOTES``), each once
         self.notes: list[str] | None = None
 
     @pytest.hookimpl(optionalhook=True)
@@ -1053,8 +1057,9 @@ class RuleTally:
         if lines is not None and self.left_out is None:
             self.left_out = list(lines)
         notes = getattr(node, "workeroutput", {}).get("harness_notes")
-        if notes is not None and self.notes is None:
-            self.notes = list(notes)
+        if notes is not None:  # every worker collects alike; the fixture's adapter's cases
+            # are found by the worker that runs the item
+            self.notes = list(dict.fromkeys([*(self.notes or ()), *notes]))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         output = getattr(session.config, "workeroutput", None)
@@ -1077,8 +1082,8 @@ class RuleTally:
         if left_out is None:
             left_out = left_out_lines(terminalreporter.config)
         notes = self.notes
-        if notes is None:
-            notes = terminalreporter.config.stash.get(_NOTES, [])
+        if notes is None:  # each once: an item may find a scenario's cases again
+            notes = list(dict.fromkeys(terminalreporter.config.stash.get(_NOTES, [])))
         if not self.counts and not left_out and not notes:
             return
         terminalreporter.section("conformance by rule")

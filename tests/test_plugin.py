@@ -488,6 +488,30 @@ def test_pytest_says_what_a_long_turn_left_out(
     assert result.stdout.str().count("runs each quirk alone") == 1
 
 
+def test_pytest_says_what_a_long_turn_left_out_with_the_fixture_s_adapter(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An adapter the overridden ``harness_adapter`` fixture gives is known only when the item
+    runs, so the item finds its cases then: the summary said nothing of the pairs it left
+    out. One item runs every case, and a quirk that leaves the long turn as written does not
+    make it a skip."""
+    long_call(project.path / "scenarios")
+    project.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+    )
+    project.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef harness_adapter():\n"
+        "    return 'driver-openai-chat-reference'\n"
+    )
+    monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 10_000)
+    result = project.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["long (openai-chat): a turn of 0.0 MB runs each quirk alone; its pairs of quirks *"]
+    )
+    assert result.stdout.str().count("runs each quirk alone") == 1
+
+
 def test_pytest_under_xdist_says_what_a_long_turn_left_out(project: pytest.Pytester) -> None:
     """The workers collect; the controller, which prints the summary, does not."""
     path = long_call(project.path / "scenarios", size=1_100_000)
@@ -506,6 +530,27 @@ def test_pytest_under_xdist_says_what_a_long_turn_left_out(project: pytest.Pytes
     assert outcomes["passed"] + outcomes["skipped"] == singles and "failed" not in outcomes
     result.stdout.fnmatch_lines(["long (openai-chat): a turn of 1.1 MB runs each quirk alone; *"])
     assert result.stdout.str().count("runs each quirk alone") == 1
+
+
+def test_pytest_under_xdist_says_what_the_fixture_s_long_turns_left_out(
+    project: pytest.Pytester,
+) -> None:
+    """With the fixture's adapter the worker that runs an item finds its cases: the controller
+    took the notes of the first worker to finish, and lost the other's."""
+    path = long_call(project.path / "scenarios", size=1_100_000)
+    path.with_name("other.yaml").write_text(path.read_text().replace("id: long", "id: other"))
+    project.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+    )
+    project.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef harness_adapter():\n"
+        "    return 'driver-openai-chat-reference'\n"
+    )
+    result = project.runpytest_subprocess("-n", "2")
+    result.assert_outcomes(passed=2)
+    text = result.stdout.str()
+    for name in ("long", "other"):
+        assert text.count(f"{name} (openai-chat): a turn of 1.1 MB runs each quirk alone") == 1
 
 
 def test_pytest_holds_no_case_s_outputs_once_its_item_is_reported(

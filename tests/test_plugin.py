@@ -40,11 +40,17 @@ PAIR = [
     load_scenario(library_path() / "driver" / "text-before-tool-call.yaml"),
 ]
 SESSION_ONE = as_session(PAIR[0])
+#: a project's configuration: its scenarios/ folder, not the built-in library
+SCENARIOS_INI = (
+    '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
+)
 #: the project's configuration for PAIR: its copies, and not the built-in library; each
 #: scenario as written, one item each (the variations have tests of their own)
-PAIR_INI = (
-    '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
-    'harness_variations = "none"\n'
+PAIR_INI = SCENARIOS_INI + 'harness_variations = "none"\n'
+#: a conftest.py whose ``harness_adapter`` fixture gives the OpenAI Chat reference driver
+CHAT_REFERENCE_FIXTURE = (
+    "import pytest\n\n@pytest.fixture\ndef harness_adapter():\n"
+    "    return 'driver-openai-chat-reference'\n"
 )
 
 
@@ -471,9 +477,7 @@ def test_pytest_says_what_a_long_turn_left_out(
 ) -> None:
     """The plugin's items are the same cases, and its summary says the same note, once."""
     long_call(project.path / "scenarios")
-    project.makepyprojecttoml(
-        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
-    )
+    project.makepyprojecttoml(SCENARIOS_INI)
     adapter = "--harness-adapter=driver-openai-chat-reference"
     every = project.runpytest(adapter)
     assert "run only for turns up to" not in every.stdout.str()
@@ -496,13 +500,8 @@ def test_pytest_says_what_a_long_turn_left_out_with_the_fixture_s_adapter(
     out. One item runs every case, and a quirk that leaves the long turn as written does not
     make it a skip."""
     long_call(project.path / "scenarios")
-    project.makepyprojecttoml(
-        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
-    )
-    project.makeconftest(
-        "import pytest\n\n@pytest.fixture\ndef harness_adapter():\n"
-        "    return 'driver-openai-chat-reference'\n"
-    )
+    project.makepyprojecttoml(SCENARIOS_INI)
+    project.makeconftest(CHAT_REFERENCE_FIXTURE)
     monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 10_000)
     result = project.runpytest()
     result.assert_outcomes(passed=1)
@@ -515,9 +514,7 @@ def test_pytest_says_what_a_long_turn_left_out_with_the_fixture_s_adapter(
 def test_pytest_under_xdist_says_what_a_long_turn_left_out(project: pytest.Pytester) -> None:
     """The workers collect; the controller, which prints the summary, does not."""
     path = long_call(project.path / "scenarios", size=1_100_000)
-    project.makepyprojecttoml(
-        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
-    )
+    project.makepyprojecttoml(SCENARIOS_INI)
     long_turn = load_scenario(path)
     assert isinstance(long_turn, DriverScenario)
     codec = dialects()["openai-chat"]
@@ -539,13 +536,8 @@ def test_pytest_under_xdist_says_what_the_fixture_s_long_turns_left_out(
     took the notes of the first worker to finish, and lost the other's."""
     path = long_call(project.path / "scenarios", size=1_100_000)
     path.with_name("other.yaml").write_text(path.read_text().replace("id: long", "id: other"))
-    project.makepyprojecttoml(
-        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
-    )
-    project.makeconftest(
-        "import pytest\n\n@pytest.fixture\ndef harness_adapter():\n"
-        "    return 'driver-openai-chat-reference'\n"
-    )
+    project.makepyprojecttoml(SCENARIOS_INI)
+    project.makeconftest(CHAT_REFERENCE_FIXTURE)
     result = project.runpytest_subprocess("-n", "2")
     result.assert_outcomes(passed=2)
     text = result.stdout.str()
@@ -559,9 +551,7 @@ def test_pytest_holds_no_case_s_outputs_once_its_item_is_reported(
     """An item kept its results in its stash for the whole session: every case's stream and
     outputs, tens of megabytes each for a long turn. Once the item is reported they go."""
     long_call(project.path / "scenarios", size=2_000)
-    project.makepyprojecttoml(
-        '[tool.pytest.ini_options]\nharness_library = "false"\nharness_scenarios = ["scenarios"]\n'
-    )
+    project.makepyprojecttoml(SCENARIOS_INI)
     alive = driver_runs_held(monkeypatch)  # earlier cases held as each starts
     monkeypatch.setattr(cases_module, "PAIRS_UP_TO", 1_000)  # single quirks: a few cases
     result = project.runpytest("--harness-adapter=driver-openai-chat-reference")

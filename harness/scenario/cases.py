@@ -130,8 +130,7 @@ def _driver_cases(
     out = [scenario]
     base, length, count = _by_event(codec.encode(scenario.turn, scenario.quirks))
     if length > PAIRS_UP_TO:
-        written = (count, length, hash(tuple(base.items())))  # what same_stream compares
-        return _long_turn(scenario, codec, written, length, pairs)
+        return _long_turn(scenario, codec, (count, length, _digest(base)), pairs)
     streams = [base]  # no two cases feed the driver the same stream
     changed: dict[str, frozenset[int]] = {}  # quirk -> the events whose chunks it changes
     for quirk in codec.quirks:
@@ -160,11 +159,7 @@ def _driver_cases(
 
 
 def _long_turn(
-    scenario: DriverScenario,
-    codec: Codec,
-    written: tuple[int, int, int],
-    length: int,
-    pairs: bool,
+    scenario: DriverScenario, codec: Codec, written: tuple[int, int, int], pairs: bool
 ) -> tuple[tuple[DriverScenario, ...], PairsLeftOut | None]:
     """The cases of a turn longer than ``PAIRS_UP_TO``: the scenario, then each quirk alone,
     none of them encoded here. Telling them apart beforehand encoded the turn once per quirk
@@ -182,7 +177,7 @@ def _long_turn(
     )
     alone = len(out) - 1
     left = alone * (alone - 1) // 2 if pairs and not scenario.quirks else 0
-    return tuple(out), PairsLeftOut(length, left, PAIRS_UP_TO) if left else None
+    return tuple(out), PairsLeftOut(written[1], left, PAIRS_UP_TO) if left else None
 
 
 def _by_event(chunks: Sequence[WireChunk]) -> tuple[dict[int, int], int, int]:
@@ -202,6 +197,11 @@ def _by_event(chunks: Sequence[WireChunk]) -> tuple[dict[int, int], int, int]:
     return by_event, size, len(chunks)
 
 
+def _digest(by_event: dict[int, int]) -> int:
+    """One digest of a whole stream, of its events' (``_by_event``)."""
+    return hash(tuple(by_event.items()))
+
+
 def _bytes(data: str) -> int:
     return len(data) if data.isascii() else len(data.encode("utf-8", "surrogatepass"))
 
@@ -214,7 +214,7 @@ def same_stream(chunks: Sequence[WireChunk], written: tuple[int, int, int]) -> b
     count, size, digest = written
     if len(chunks) != count or sum(_bytes(chunk.data) for chunk in chunks) != size:
         return False
-    return hash(tuple(_by_event(chunks)[0].items())) == digest
+    return _digest(_by_event(chunks)[0]) == digest
 
 
 def select_cases(

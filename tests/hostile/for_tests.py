@@ -152,6 +152,20 @@ def long_call(folder: Path, size: int = 20_000) -> Path:
     )
 
 
+def calls_to(monkeypatch: Any, owner: Any, name: str) -> list[tuple[Any, ...]]:
+    """The arguments of each call to ``owner.name`` from now on (the call itself goes on as
+    before): how many times a large input's work is done."""
+    calls: list[tuple[Any, ...]] = []
+    real = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
 def driver_runs_held(monkeypatch: Any) -> list[int]:
     """Watch the cases replayed from now on (``harness.replay.run.replay``): the list fills, as
     each case starts (skipped ones too), with how many earlier cases' ``DriverRun`` (their

@@ -25,7 +25,7 @@ from harness.wire import read_cassette
 from harness.wire import recordings as recordings_module
 from harness.wire.recordings import recorded_cassette
 from harness.wirereplay import SdkReplay, recorded_stream
-from tests.hostile.for_tests import ROOT, driver_runs_held, long_call, run_cli, write
+from tests.hostile.for_tests import ROOT, calls_to, driver_runs_held, long_call, run_cli, write
 
 URI = "https://api.openai.com/v1/chat/completions"
 TOOLS = ROOT / "cassettes" / "real-traffic" / "llm-anthropic" / "test_tools.yaml"
@@ -384,14 +384,7 @@ def test_a_long_turn_s_case_is_hashed_only_when_its_stream_is_as_long_as_the_wri
     written = [WireChunk("data: é\n\n", 0), WireChunk("data: [DONE]\n\n", 1)]
     _, size, count = cases_module._by_event(written)
     key = (count, size, hash(tuple(cases_module._by_event(written)[0].items())))
-    hashed: list[object] = []
-    real = cases_module._by_event
-
-    def counted(chunks: Any) -> Any:
-        hashed.append(chunks)
-        return real(chunks)
-
-    monkeypatch.setattr(cases_module, "_by_event", counted)
+    hashed = calls_to(monkeypatch, cases_module, "_by_event")
     assert not cases_module.same_stream([*written, WireChunk(": ping\n\n", 1)], key)
     assert not cases_module.same_stream([WireChunk("data: e\n\n", 0), written[1]], key)
     assert not hashed  # a byte fewer: "é" is two
@@ -411,14 +404,7 @@ def test_gemini_streams_long_arguments_without_reading_them_a_character_at_a_tim
     scenario = _large_turn(200_000)
     codec = dialects()["gemini-sse"]
     before = codec.encode(scenario.turn, ("streamed_args",))
-    looked_at: list[str] = []
-    real = gemini._escaped
-
-    def counted(char: str) -> int:
-        looked_at.append(char)
-        return real(char)
-
-    monkeypatch.setattr(gemini, "_escaped", counted)
+    looked_at = calls_to(monkeypatch, gemini, "_escaped")
     assert codec.encode(scenario.turn, ("streamed_args",)) == before
     assert len(before) > 20 and not looked_at  # the arguments are plain words
 
